@@ -1,0 +1,31 @@
+# Strata build. `make` builds bin/strata and the PBS command links;
+# `make test` runs every test; `make demo` runs a sample workload on a local
+# cluster; `make bench` measures and writes docs/performance.md.
+GO      ?= go
+BIN     := bin
+LINKS   := qsub qstat qdel qhold qrls qalter qsig pbsnodes qmgr pbs_rsub pbs_rstat pbs_rdel
+DEMODIR ?= /tmp/strata-demo
+
+.PHONY: all build test demo bench vet clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/strata ./cmd/strata
+	@for l in $(LINKS); do ln -sf strata $(BIN)/$$l; done
+
+vet:
+	$(GO) vet ./...
+
+test: build
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+
+demo: build
+	@sh docs/demo.sh $(DEMODIR)
+
+bench: build
+	$(GO) run ./cmd/strata bench --out docs/performance.md
+
+clean:
+	rm -rf $(BIN)

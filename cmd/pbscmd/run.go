@@ -1,0 +1,81 @@
+// Package pbscmd implements the PBS user commands (qsub, qstat, qdel,
+// pbsnodes, ...) on top of the server API, with OpenPBS's option syntax,
+// output layouts, messages and exit codes.
+package pbscmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// Commands returns the PBS commands implemented so far.
+func Commands() []*cli.Command { return nil }
+
+// Later returns placeholder commands for PBS commands that a later release
+// provides: they say so and exit non-zero, so scripts fail loudly.
+func Later(names ...string) []*cli.Command {
+	var out []*cli.Command
+	for _, n := range names {
+		n := n
+		out = append(out, &cli.Command{
+			Name:            n,
+			Usage:           "not available yet",
+			SkipFlagParsing: true,
+			Action: func(*cli.Context) error {
+				return cli.Exit(n+": this command is not implemented in this Strata release yet", 1)
+			},
+		})
+	}
+	return out
+}
+
+// RunAlone runs one command as if it were the whole program (argv[0] was a
+// link named like the command).
+func RunAlone(c *cli.Command, args []string) int {
+	app := &cli.App{
+		Name:            c.Name,
+		HideHelpCommand: true,
+		Flags:           c.Flags,
+		Action:          c.Action,
+		SkipFlagParsing: c.SkipFlagParsing,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		HideVersion:     true,
+	}
+	if len(args) == 2 && args[1] == "--version" {
+		fmt.Printf("pbs_version = %s\n", api.PBSVersion)
+		return 0
+	}
+	if err := app.Run(args); err != nil {
+		return Report(c.Name, err)
+	}
+	return 0
+}
+
+// Report prints err the PBS way ("cmd: message" on stderr) and returns the
+// exit status: the PBS error number mod 256, or the code of a cli.Exit.
+func Report(cmd string, err error) int {
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(os.Stderr, msg)
+		}
+		return ec.ExitCode()
+	}
+	if pe, ok := model.AsPBSError(err); ok {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", cmd, pe.Msg)
+		return pe.ExitCode()
+	}
+	var ce *api.ConnectError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", cmd, ce.Error())
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
+	return 1
+}

@@ -1,0 +1,296 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Job states (the S column of qstat and job_state).
+const (
+	StateQueued    = "Q"
+	StateHeld      = "H"
+	StateWaiting   = "W"
+	StateRunning   = "R"
+	StateSuspended = "S"
+	StateExiting   = "E"
+	StateBegun     = "B"
+	StateExpired   = "X"
+	StateFinished  = "F"
+	StateMoved     = "M"
+	StateTransit   = "T"
+)
+
+// Job substates shown by qstat -f.
+const (
+	SubQueued       = 10
+	SubHeld         = 20
+	SubDependHold   = 22
+	SubWaiting      = 30
+	SubPrerun       = 41
+	SubRunning      = 42
+	SubSuspended    = 43
+	SubExiting      = 50
+	SubProvisioning = 71
+	SubTerminated   = 91
+	SubFinished     = 92
+	SubFailed       = 93
+)
+
+// Exit_status values Strata sets for reasons other than the script's own
+// exit code (PBS's JOB_EXEC_* numbers).
+const (
+	ExitFail1        = -1  // could not start the job
+	ExitFail2        = -2  // failed after files were set up
+	ExitRetry        = -3  // start failed, job requeued
+	ExitInitAbort    = -4  // agent restarted and could not recover the job
+	ExitFailUID      = -10 // bad uid/gid
+	ExitRerun        = -11 // requeued (node failure, qrerun)
+	ExitKillWalltime = -29 // walltime exceeded
+	ExitNodeLost     = -20 // mother superior lost (Strata uses PBS's RERUN_MS_FAIL)
+)
+
+// EnvVar keeps Variable_List in submission order, as qstat -f prints it.
+type EnvVar struct {
+	Name  string `json:"n"`
+	Value string `json:"v"`
+}
+
+// VnodeShare is the part of one chunk placed on one vnode.
+type VnodeShare struct {
+	Vnode   string             `json:"vnode"`
+	Host    string             `json:"host"`
+	Amounts map[string]float64 `json:"amounts,omitempty"`
+	// AOE is set when the vnode must be provisioned to this AOE first.
+	AOE string `json:"aoe,omitempty"`
+}
+
+// ExecChunk is where one chunk copy runs: usually one vnode, several vnodes
+// of one host when the chunk was split.
+type ExecChunk struct {
+	Shares   []VnodeShare `json:"shares"`
+	MPIProcs int          `json:"mpiprocs"`
+}
+
+// Job is a batch job as the server stores it. Attribute names in comments are
+// the PBS names qstat -f shows.
+type Job struct {
+	ID       string `json:"id"`
+	Seq      int64  `json:"seq"`
+	Name     string `json:"name"`       // Job_Name
+	Owner    string `json:"owner"`      // Job_Owner (user@host)
+	User     string `json:"user"`       // euser
+	Group    string `json:"group"`      // egroup
+	UID      int    `json:"uid"`        // numeric identity the job runs as
+	GID      int    `json:"gid"`        //
+	State    string `json:"state"`      // job_state
+	Substate int    `json:"substate"`   // substate
+	Queue    string `json:"queue"`      // queue
+	Server   string `json:"server"`     // server
+	Priority int    `json:"priority"`   // Priority
+	Hold     string `json:"hold"`       // Hold_Types ("n" when none)
+	Join     string `json:"join"`       // Join_Path
+	Keep     string `json:"keep"`       // Keep_Files
+	Rerun    bool   `json:"rerunable"`  // Rerunable
+	Output   string `json:"output"`     // Output_Path (host:path)
+	Error    string `json:"error"`      // Error_Path (host:path)
+	Shell    string `json:"shell"`      // Shell_Path_List
+	Account  string `json:"account"`    // Account_Name
+	Project  string `json:"project"`    // project
+	Mail     string `json:"mail"`       // Mail_Points
+	MailTo   string `json:"mail_users"` // Mail_Users
+	Checkpt  string `json:"checkpoint"` // Checkpoint
+
+	// ResourceList holds Resource_List.* in canonical form, including the
+	// normalized select and place and the derived ncpus, mem and nodect.
+	ResourceList map[string]string `json:"resource_list"`
+	// Select is schedselect: the select after chunk defaults were applied.
+	Select Select `json:"select"`
+	Place  Place  `json:"place"`
+
+	Env         []EnvVar `json:"env"`                   // Variable_List
+	Script      string   `json:"script,omitempty"`      // the job script
+	Argv        []string `json:"argv,omitempty"`        // qsub -- prog args
+	SubmitArgs  string   `json:"submit_args"`           // Submit_arguments
+	SubmitHost  string   `json:"submit_host"`           // Submit_Host
+	Token       string   `json:"token,omitempty"`       // submission token for idempotent retries
+	Interactive bool     `json:"interactive,omitempty"` // PBS_ENVIRONMENT=PBS_INTERACTIVE
+
+	Ctime int64 `json:"ctime"`           // created
+	Qtime int64 `json:"qtime"`           // entered the queue
+	Mtime int64 `json:"mtime"`           // last modified
+	Etime int64 `json:"etime"`           // became eligible
+	Stime int64 `json:"stime,omitempty"` // started
+	Obit  int64 `json:"obittime,omitempty"`
+
+	Exec      []ExecChunk       `json:"exec,omitempty"` // exec_vnode, structured
+	SessionID int               `json:"session_id,omitempty"`
+	Exit      *int              `json:"exit_status,omitempty"`
+	Used      map[string]string `json:"resources_used,omitempty"`
+	Comment   string            `json:"comment,omitempty"`
+	RunCount  int               `json:"run_count"`
+
+	// KillRequested is set by qdel on a running job; the agent sees it and
+	// signals the job. KillSignal is the signal a qsig asked for.
+	KillRequested bool   `json:"kill_requested,omitempty"`
+	Signals       []Sig  `json:"signals,omitempty"`
+	Deleter       string `json:"deleter,omitempty"`
+
+	// NeverRunEpoch records the resource epoch at which the scheduler found
+	// the job can never run; the job is not looked at again until the vnodes
+	// or resources change (the epoch moves).
+	NeverRunEpoch uint64 `json:"never_run_epoch,omitempty"`
+}
+
+// Sig is a signal request for a running job, numbered so agents deliver
+// each exactly once.
+type Sig struct {
+	N      int    `json:"n"`
+	Signal string `json:"signal"`
+}
+
+// Copy returns a copy that may be changed without touching j. Maps and slices
+// that updates replace wholesale are shared; the ones updated in place are
+// cloned.
+func (j *Job) Copy() *Job {
+	c := *j
+	c.ResourceList = copyStringMap(j.ResourceList)
+	c.Used = copyStringMap(j.Used)
+	return &c
+}
+
+// IsFinished reports whether the job is history (F, X or M).
+func (j *Job) IsFinished() bool {
+	return j.State == StateFinished || j.State == StateExpired || j.State == StateMoved
+}
+
+// IsRunning reports whether the job holds vnodes (R, S, E).
+func (j *Job) IsRunning() bool {
+	return j.State == StateRunning || j.State == StateSuspended || j.State == StateExiting
+}
+
+// ExecVnode formats exec_vnode: "(vn1:ncpus=2:mem=1048576kb)+(vnA:ncpus=4+vnB:ncpus=4)".
+func (j *Job) ExecVnode(defs ResourceDefs) string {
+	var chunks []string
+	for _, ec := range j.Exec {
+		var shares []string
+		for _, s := range ec.Shares {
+			var b strings.Builder
+			b.WriteString(s.Vnode)
+			for _, name := range orderedAmounts(s.Amounts) {
+				fmt.Fprintf(&b, ":%s=%s", name, defs[name].FormatAmount(s.Amounts[name]))
+			}
+			if s.AOE != "" {
+				b.WriteString(":aoe=" + s.AOE)
+			}
+			shares = append(shares, b.String())
+		}
+		chunks = append(chunks, "("+strings.Join(shares, "+")+")")
+	}
+	return strings.Join(chunks, "+")
+}
+
+// ExecHost formats exec_host: "node01/0*8+node02/0*8"; "*n" is left out when
+// the chunk has one cpu.
+func (j *Job) ExecHost() string {
+	slot := map[string]int{}
+	var parts []string
+	for _, ec := range j.Exec {
+		if len(ec.Shares) == 0 {
+			continue
+		}
+		host := ec.Shares[0].Host
+		var ncpus float64
+		for _, s := range ec.Shares {
+			ncpus += s.Amounts["ncpus"]
+		}
+		p := host + "/" + strconv.Itoa(slot[host])
+		slot[host]++
+		if ncpus > 1 {
+			p += "*" + strconv.Itoa(int(ncpus))
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "+")
+}
+
+// Hosts lists the distinct hosts of the job in chunk order; the first is the
+// mother superior, whose agent runs the script.
+func (j *Job) Hosts() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, ec := range j.Exec {
+		for _, s := range ec.Shares {
+			if !seen[s.Host] {
+				seen[s.Host] = true
+				out = append(out, s.Host)
+			}
+		}
+	}
+	return out
+}
+
+// Vnodes lists the distinct vnodes of the job.
+func (j *Job) Vnodes() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, ec := range j.Exec {
+		for _, s := range ec.Shares {
+			if !seen[s.Vnode] {
+				seen[s.Vnode] = true
+				out = append(out, s.Vnode)
+			}
+		}
+	}
+	return out
+}
+
+// NodeFile returns PBS_NODEFILE's lines: one per MPI rank, the short host
+// name, in chunk order.
+func (j *Job) NodeFile() []string {
+	var out []string
+	for _, ec := range j.Exec {
+		if len(ec.Shares) == 0 {
+			continue
+		}
+		n := ec.MPIProcs
+		if n <= 0 {
+			n = 1
+		}
+		host := ec.Shares[0].Host
+		if d := strings.IndexByte(host, '.'); d >= 0 {
+			host = host[:d]
+		}
+		for i := 0; i < n; i++ {
+			out = append(out, host)
+		}
+	}
+	return out
+}
+
+// EnvValue returns a Variable_List entry.
+func (j *Job) EnvValue(name string) string {
+	for _, e := range j.Env {
+		if e.Name == name {
+			return e.Value
+		}
+	}
+	return ""
+}
+
+// orderedAmounts lists ncpus and mem first (as PBS prints them) then the rest
+// alphabetically.
+func orderedAmounts(m map[string]float64) []string {
+	var out []string
+	for _, k := range []string{"ncpus", "mem"} {
+		if _, ok := m[k]; ok {
+			out = append(out, k)
+		}
+	}
+	for _, k := range SortedKeys(m) {
+		if k != "ncpus" && k != "mem" {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -1,0 +1,229 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// Client talks to one Strata server over its Unix socket (commands) or TCP
+// address (agents, with the cluster secret).
+type Client struct {
+	// ServerName is used in "cannot connect to server NAME" messages.
+	ServerName string
+	base       string
+	secret     string
+	http       *http.Client
+}
+
+// NewUnixClient returns a client for the server's local socket.
+func NewUnixClient(socket, serverName string) *Client {
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socket)
+		},
+		MaxIdleConnsPerHost: 4,
+	}
+	return &Client{ServerName: serverName, base: "http://strata", http: &http.Client{Transport: tr}}
+}
+
+// NewTCPClient returns a client for a server's TCP address, authenticating
+// with the cluster secret.
+func NewTCPClient(addr, secret string) *Client {
+	tr := &http.Transport{MaxIdleConnsPerHost: 4, DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext}
+	return &Client{ServerName: addr, base: "http://" + addr, secret: secret, http: &http.Client{Transport: tr}}
+}
+
+// ConnectError is returned when the server cannot be reached at all; the
+// request was certainly not processed.
+type ConnectError struct {
+	Server string
+	Errno  int
+	Err    error
+}
+
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("cannot connect to server %s (errno=%d)", e.Server, e.Errno)
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// LostReplyError is returned when the request was sent but no reply came
+// back: it may or may not have been processed. Idempotent requests retry.
+type LostReplyError struct{ Err error }
+
+func (e *LostReplyError) Error() string { return "lost reply from server: " + e.Err.Error() }
+func (e *LostReplyError) Unwrap() error { return e.Err }
+
+// Do sends a request and decodes a JSON reply into out (when out is non-nil).
+// A server-side refusal comes back as *model.PBSError.
+func (c *Client) Do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("encode request: %w", err)
+		}
+		body = bytes.NewReader(b)
+	}
+	u := c.base + Version + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.secret != "" {
+		req.Header.Set("Authorization", "Bearer "+c.secret)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.classify(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return &LostReplyError{Err: err}
+	}
+	if resp.StatusCode/100 != 2 {
+		var pe model.PBSError
+		if json.Unmarshal(data, &pe) == nil && pe.Code != 0 {
+			return &pe
+		}
+		return &model.PBSError{Code: model.PBSESystem, Msg: fmt.Sprintf("server replied %s: %s", resp.Status, bytes.TrimSpace(data))}
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			return fmt.Errorf("decode reply: %w", err)
+		}
+	}
+	return nil
+}
+
+// classify separates "never reached the server" from "reply lost".
+func (c *Client) classify(err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) && (errno == syscall.ECONNREFUSED || errno == syscall.ENOENT || errno == syscall.EACCES || errno == syscall.ETIMEDOUT || errno == syscall.EHOSTUNREACH) {
+		return &ConnectError{Server: c.ServerName, Errno: int(errno), Err: err}
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return &ConnectError{Server: c.ServerName, Errno: int(syscall.ECONNREFUSED), Err: err}
+	}
+	return &LostReplyError{Err: err}
+}
+
+// Submit sends a job. When a reply is lost the request may have been
+// committed, so Submit retries with the same token until retryFor has passed,
+// waiting through a server restart; the token makes the retries idempotent.
+// A server that was never reached fails at once with a ConnectError.
+func (c *Client) Submit(ctx context.Context, req *SubmitRequest, retryFor time.Duration) (string, error) {
+	deadline := time.Now().Add(retryFor)
+	backoff := 50 * time.Millisecond
+	mayHaveReached := false
+	for {
+		var resp SubmitResponse
+		err := c.Do(ctx, http.MethodPost, "/jobs", nil, req, &resp)
+		if err == nil {
+			return resp.JobID, nil
+		}
+		var lost *LostReplyError
+		var pe *model.PBSError
+		var ce *ConnectError
+		switch {
+		case errors.As(err, &lost):
+			mayHaveReached = true
+		case errors.As(err, &pe) && pe.Code == model.PBSENotLeader:
+		case errors.As(err, &ce) && mayHaveReached:
+		default:
+			return "", err
+		}
+		if req.Token == "" || time.Now().After(deadline) {
+			return "", err
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(backoff):
+		}
+		if backoff < time.Second {
+			backoff *= 2
+		}
+	}
+}
+
+// Jobs queries jobs. ids may be empty for all jobs; history includes
+// finished jobs.
+func (c *Client) Jobs(ctx context.Context, ids []string, history bool) (*JobsResponse, error) {
+	q := url.Values{}
+	for _, id := range ids {
+		q.Add("id", id)
+	}
+	if history {
+		q.Set("history", "1")
+	}
+	var out JobsResponse
+	err := c.Do(ctx, http.MethodGet, "/jobs", q, nil, &out)
+	return &out, err
+}
+
+// Delete deletes one job.
+func (c *Client) Delete(ctx context.Context, id string, req DeleteRequest) error {
+	return c.Do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/delete", nil, req, nil)
+}
+
+// Nodes queries all vnodes.
+func (c *Client) Nodes(ctx context.Context) (*NodesResponse, error) {
+	var out NodesResponse
+	err := c.Do(ctx, http.MethodGet, "/nodes", nil, nil, &out)
+	return &out, err
+}
+
+// Server queries the server's description.
+func (c *Client) Server(ctx context.Context) (*ServerInfo, error) {
+	var out ServerInfo
+	err := c.Do(ctx, http.MethodGet, "/server", nil, nil, &out)
+	return &out, err
+}
+
+// Register registers an agent's host and vnodes.
+func (c *Client) Register(ctx context.Context, req *RegisterRequest) (*RegisterResponse, error) {
+	var out RegisterResponse
+	err := c.Do(ctx, http.MethodPost, "/agent/register", nil, req, &out)
+	return &out, err
+}
+
+// Heartbeat tells the server the host is alive.
+func (c *Client) Heartbeat(ctx context.Context, req *HeartbeatRequest) error {
+	return c.Do(ctx, http.MethodPost, "/agent/heartbeat", nil, req, nil)
+}
+
+// Work long-polls for the jobs the host should run; it returns when the
+// state index passes index or wait elapses.
+func (c *Client) Work(ctx context.Context, host string, index uint64, wait time.Duration) (*WorkResponse, error) {
+	q := url.Values{"host": {host}, "index": {strconv.FormatUint(index, 10)}, "wait": {wait.String()}}
+	var out WorkResponse
+	err := c.Do(ctx, http.MethodGet, "/agent/work", q, nil, &out)
+	return &out, err
+}
+
+// Events reports job events.
+func (c *Client) Events(ctx context.Context, req *EventsRequest) error {
+	return c.Do(ctx, http.MethodPost, "/agent/events", nil, req, nil)
+}

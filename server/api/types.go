@@ -1,0 +1,167 @@
+// Package api holds Strata's wire protocol: the request and response types of
+// the versioned HTTP/JSON API and a client for it. Local commands reach the
+// server over its Unix socket (identified by peer credentials); agents reach
+// it over TCP with the cluster secret. docs/api.md describes every route.
+package api
+
+import "github.com/strata-hpc/strata/model"
+
+// Version is the API version prefix of every route.
+const Version = "/v1"
+
+// PBSVersion is what --version and pbs_version report.
+const PBSVersion = "strata-0.1.0"
+
+// Error is the body of every non-2xx reply.
+type Error = model.PBSError
+
+// SubmitRequest carries a new job. The server fills in everything that
+// depends on identity (owner, uid, groups) from the authenticated peer; the
+// client never names the owner.
+type SubmitRequest struct {
+	// Token makes retries idempotent: a second request with the same token
+	// returns the first job's id instead of creating another job.
+	Token string `json:"token"`
+	Name  string `json:"name,omitempty"`
+	Queue string `json:"queue,omitempty"`
+	// Resources are the -l entries as name -> value ("select", "place",
+	// "walltime", "ncpus", ...), not yet normalized.
+	Resources  map[string]string `json:"resources,omitempty"`
+	Output     string            `json:"output,omitempty"` // -o, absolute, may be host:path
+	Error      string            `json:"error,omitempty"`  // -e
+	Join       string            `json:"join,omitempty"`   // -j
+	Keep       string            `json:"keep,omitempty"`   // -k
+	Hold       string            `json:"hold,omitempty"`   // -h gives "u"
+	Priority   int               `json:"priority,omitempty"`
+	Rerunable  *bool             `json:"rerunable,omitempty"`
+	Shell      string            `json:"shell,omitempty"`
+	Account    string            `json:"account,omitempty"`
+	Project    string            `json:"project,omitempty"`
+	MailPoints string            `json:"mail_points,omitempty"`
+	MailUsers  string            `json:"mail_users,omitempty"`
+	Env        []model.EnvVar    `json:"env"` // PBS_O_* and -v/-V variables
+	Script     string            `json:"script,omitempty"`
+	Argv       []string          `json:"argv,omitempty"`
+	SubmitArgs string            `json:"submit_args,omitempty"`
+	SubmitHost string            `json:"submit_host,omitempty"`
+	Workdir    string            `json:"workdir"` // PBS_O_WORKDIR
+}
+
+// SubmitResponse returns the new job's id.
+type SubmitResponse struct {
+	JobID string `json:"job_id"`
+}
+
+// ServerInfo describes the server a client talks to.
+type ServerInfo struct {
+	Name       string             `json:"server_name"`
+	Version    string             `json:"pbs_version"`
+	Leader     bool               `json:"leader"`
+	State      string             `json:"server_state"`
+	Defs       model.ResourceDefs `json:"resources"`
+	History    bool               `json:"job_history_enable"`
+	DefaultQ   string             `json:"default_queue"`
+	Queues     []QueueInfo        `json:"queues"`
+	TotalJobs  int                `json:"total_jobs"`
+	StateCount map[string]int     `json:"state_count"`
+}
+
+// QueueInfo is a queue's status.
+type QueueInfo struct {
+	Name     string `json:"name"`
+	Type     string `json:"queue_type"`
+	Priority int    `json:"priority"`
+	Enabled  bool   `json:"enabled"`
+	Started  bool   `json:"started"`
+}
+
+// JobsResponse is the reply to a job status query.
+type JobsResponse struct {
+	Server ServerInfo   `json:"server"`
+	Jobs   []*model.Job `json:"jobs"`
+}
+
+// NodesResponse is the reply to a vnode status query.
+type NodesResponse struct {
+	Server ServerInfo     `json:"server"`
+	Vnodes []*model.Vnode `json:"vnodes"`
+}
+
+// DeleteRequest asks to delete jobs (qdel).
+type DeleteRequest struct {
+	Force bool `json:"force,omitempty"` // -W force
+	Purge bool `json:"purge,omitempty"` // -x: also remove history
+}
+
+// --- Agent protocol -------------------------------------------------------
+
+// VnodeSpec is what an agent advertises for one vnode.
+type VnodeSpec struct {
+	Name       string            `json:"name"`
+	Resources  map[string]string `json:"resources_available"`
+	Priority   int               `json:"priority,omitempty"`
+	Sharing    string            `json:"sharing,omitempty"`
+	ProvEnable bool              `json:"provision_enable,omitempty"`
+	CurrentAOE string            `json:"current_aoe,omitempty"`
+}
+
+// RegisterRequest is sent by an agent when it starts and whenever the server
+// asks it to register again (for instance after the server lost it).
+type RegisterRequest struct {
+	Host    string      `json:"host"`
+	BootID  string      `json:"boot_id"`
+	Version string      `json:"pbs_version"`
+	Pcpus   int         `json:"pcpus"`
+	Vnodes  []VnodeSpec `json:"vnodes"`
+	// Jobs the agent still supervises (it reattached to them after a
+	// restart); the server reports as lost any job it thinks runs on this
+	// host as mother superior that is not in this list.
+	Jobs []string `json:"jobs"`
+}
+
+// RegisterResponse tells the agent how to behave.
+type RegisterResponse struct {
+	ServerName        string `json:"server_name"`
+	HeartbeatInterval int    `json:"heartbeat_interval_ms"`
+}
+
+// HeartbeatRequest keeps a host up. Heartbeats never enter the Raft log.
+type HeartbeatRequest struct {
+	Host   string `json:"host"`
+	BootID string `json:"boot_id"`
+}
+
+// WorkResponse lists the jobs an agent should be running as mother superior,
+// and the state index to pass back to wait for the next change.
+type WorkResponse struct {
+	Index uint64       `json:"index"`
+	Jobs  []*model.Job `json:"jobs"`
+}
+
+// Job event kinds an agent reports.
+const (
+	EventStarted = "started"
+	EventEnded   = "ended"
+	// EventFailed means the job could not be started (bad uid, missing
+	// directory...); Exit carries the reason (negative Exit_status).
+	EventFailed = "failed"
+)
+
+// JobEvent is one change of a job on an agent.
+type JobEvent struct {
+	JobID     string            `json:"job_id"`
+	Kind      string            `json:"kind"`
+	SessionID int               `json:"session_id,omitempty"`
+	Exit      int               `json:"exit_status"`
+	Used      map[string]string `json:"resources_used,omitempty"`
+	Comment   string            `json:"comment,omitempty"`
+	// Signal acknowledges delivery of the job's signal requests up to N.
+	SignalsDone int `json:"signals_done,omitempty"`
+}
+
+// EventsRequest batches job events; the server commits one Raft entry per
+// batch.
+type EventsRequest struct {
+	Host   string     `json:"host"`
+	Events []JobEvent `json:"events"`
+}

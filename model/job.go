@@ -123,7 +123,11 @@ type Job struct {
 	Stime int64 `json:"stime,omitempty"` // started
 	Obit  int64 `json:"obittime,omitempty"`
 
-	Exec      []ExecChunk       `json:"exec,omitempty"` // exec_vnode, structured
+	Exec []ExecChunk `json:"exec,omitempty"` // exec_vnode, structured
+	// MSHost is the mother superior: the host whose agent runs the script.
+	MSHost string `json:"ms_host,omitempty"`
+	// Exclusive records that the job holds its vnodes exclusively.
+	Exclusive bool              `json:"exclusive,omitempty"`
 	SessionID int               `json:"session_id,omitempty"`
 	Exit      *int              `json:"exit_status,omitempty"`
 	Used      map[string]string `json:"resources_used,omitempty"`

@@ -45,8 +45,9 @@ type Config struct {
 
 // Decision runs one job on the given chunks.
 type Decision struct {
-	JobID string
-	Exec  []model.ExecChunk
+	JobID     string
+	Exec      []model.ExecChunk
+	Exclusive bool
 }
 
 // JobComment sets a job's comment. NeverRun marks the job as impossible to

@@ -5,12 +5,12 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/clustercmd"
 	"github.com/strata-hpc/strata/cmd/pbscmd"
 	"github.com/strata-hpc/strata/server/api"
 )
@@ -30,10 +30,10 @@ func run(args []string) int {
 		}
 	}
 	app := &cli.App{
-		Name:     "strata",
-		Usage:    "a PBS-compatible batch scheduler with AOE provisioning",
-		Version:  api.PBSVersion,
-		Commands: cmds,
+		Name:           "strata",
+		Usage:          "a PBS-compatible batch scheduler with AOE provisioning",
+		Version:        api.PBSVersion,
+		Commands:       cmds,
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
 	if err := app.Run(args); err != nil {
@@ -44,10 +44,10 @@ func run(args []string) int {
 
 func allCommands() []*cli.Command {
 	var cmds []*cli.Command
+	cmds = append(cmds, serverCommand(), clustercmd.Command())
 	cmds = append(cmds, pbscmd.Commands()...)
 	cmds = append(cmds, pbscmd.Later(
 		"qhold", "qrls", "qalter", "qsig", "qmgr", "pbs_rsub", "pbs_rstat", "pbs_rdel",
 	)...)
-	_ = fmt.Sprint
 	return cmds
 }

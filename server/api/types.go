@@ -149,8 +149,11 @@ const (
 
 // JobEvent is one change of a job on an agent.
 type JobEvent struct {
-	JobID     string            `json:"job_id"`
-	Kind      string            `json:"kind"`
+	JobID string `json:"job_id"`
+	Kind  string `json:"kind"`
+	// Run is the job's run_count when the agent started it, so the server
+	// drops reports about an earlier run of a requeued job.
+	Run       int               `json:"run"`
 	SessionID int               `json:"session_id,omitempty"`
 	Exit      int               `json:"exit_status"`
 	Used      map[string]string `json:"resources_used,omitempty"`

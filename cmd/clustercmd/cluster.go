@@ -1,0 +1,328 @@
+package clustercmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// Command returns `strata cluster`.
+func Command() *cli.Command {
+	dirFlag := &cli.StringFlag{Name: "dir", Usage: "cluster directory (configs, data, logs, env)", Required: true}
+	return &cli.Command{
+		Name:  "cluster",
+		Usage: "run a local cluster of real server and agent processes",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "start",
+				Usage: "create (or restart) a local cluster and wait until every agent is free",
+				Flags: []cli.Flag{
+					dirFlag,
+					&cli.IntFlag{Name: "servers", Value: 1, Usage: "number of servers"},
+					&cli.IntFlag{Name: "moms", Value: 2, Usage: "number of agents (node1..nodeM)"},
+					&cli.IntFlag{Name: "ncpus", Value: 4, Usage: "ncpus per agent"},
+					&cli.StringFlag{Name: "mem", Value: "8gb", Usage: "mem per agent"},
+					&cli.StringFlag{Name: "name", Usage: "server name (default: the short host name)"},
+					&cli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "how long to wait for the cluster"},
+				},
+				Action: start,
+			},
+			{
+				Name:   "stop",
+				Usage:  "stop every process of the cluster",
+				Flags:  []cli.Flag{dirFlag},
+				Action: stop,
+			},
+			{
+				Name:   "status",
+				Usage:  "list the cluster's processes",
+				Flags:  []cli.Flag{dirFlag, &cli.StringFlag{Name: "F", Usage: "output format: json"}},
+				Action: status,
+			},
+		},
+	}
+}
+
+func start(c *cli.Context) error {
+	dir, err := filepath.Abs(c.String("dir"))
+	if err != nil {
+		return err
+	}
+	layout, err := loadLayout(dir)
+	if os.IsNotExist(err) {
+		if c.Int("servers") != 1 {
+			return cli.Exit("strata cluster: --servers must be 1 in this release (multi-server clusters arrive with high availability)", 2)
+		}
+		if c.Int("moms") < 1 || c.Int("ncpus") < 1 {
+			return cli.Exit("strata cluster: --moms and --ncpus must be at least 1", 2)
+		}
+		if _, err := model.ParseSize(c.String("mem")); err != nil {
+			return cli.Exit("strata cluster: illegal --mem value: "+err.Error(), 2)
+		}
+		layout, err = create(dir, c.String("name"), c.Int("moms"), c.Int("ncpus"), c.String("mem"))
+	}
+	if err != nil {
+		return cli.Exit("strata cluster: "+err.Error(), 1)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for _, p := range layout.Procs {
+		if pidOf(dir, p.Name) != 0 {
+			continue
+		}
+		if err := launch(dir, exe, p); err != nil {
+			return cli.Exit(fmt.Sprintf("strata cluster: start %s: %v", p.Name, err), 1)
+		}
+	}
+	if err := writeEnv(dir, exe, layout); err != nil {
+		return err
+	}
+	if err := waitReady(c.Context, dir, layout, c.Duration("timeout")); err != nil {
+		return cli.Exit("strata cluster: "+err.Error(), 1)
+	}
+	fmt.Fprintf(c.App.Writer, "cluster %s is up: %d processes; run: . %s/env\n", layout.ServerName, len(layout.Procs), dir)
+	return nil
+}
+
+// create writes the configuration of a new cluster.
+func create(dir, name string, moms, ncpus int, mem string) (*Layout, error) {
+	if name == "" {
+		host, _ := os.Hostname()
+		name, _, _ = strings.Cut(host, ".")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	secret, err := randomSecret()
+	if err != nil {
+		return nil, err
+	}
+	secretFile := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secretFile, []byte(secret+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	apiAddr, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	raftAddr, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	l := &Layout{ServerName: name, APIAddr: apiAddr, Socket: filepath.Join(dir, "server1", "strata.sock")}
+	srvDir := filepath.Join(dir, "server1")
+	if err := os.MkdirAll(srvDir, 0o755); err != nil {
+		return nil, err
+	}
+	srvConf := fmt.Sprintf(`# Local cluster server (written by strata cluster start).
+name = %q
+data_dir = %q
+socket = %q
+api_addr = %q
+raft_addr = %q
+secret_file = %q
+fast_raft = true
+allow_root_jobs = true
+heartbeat_interval = "1s"
+node_down_after = "5s"
+node_fail_requeue = "30s"
+`, name, filepath.Join(srvDir, "data"), l.Socket, apiAddr, raftAddr, secretFile)
+	srvPath := filepath.Join(srvDir, "server.toml")
+	if err := os.WriteFile(srvPath, []byte(srvConf), 0o644); err != nil {
+		return nil, err
+	}
+	l.Procs = append(l.Procs, Process{Name: "server1", Role: "server", Config: srvPath, Addr: apiAddr, Log: filepath.Join(dir, "server1.log")})
+	for i := 1; i <= moms; i++ {
+		host := fmt.Sprintf("node%d", i)
+		momDir := filepath.Join(dir, host)
+		if err := os.MkdirAll(filepath.Join(momDir, "tmp"), 0o1777); err != nil {
+			return nil, err
+		}
+		os.Chmod(filepath.Join(momDir, "tmp"), 0o1777)
+		conf := fmt.Sprintf(`# Local cluster agent (written by strata cluster start).
+server = %q
+secret_file = %q
+host = %q
+spool = %q
+tmpdir = %q
+kill_delay = "2s"
+heartbeat_interval = "1s"
+
+[resources]
+ncpus = %d
+mem = %q
+`, apiAddr, secretFile, host, filepath.Join(momDir, "spool"), filepath.Join(momDir, "tmp"), ncpus, mem)
+		path := filepath.Join(momDir, "mom.toml")
+		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+			return nil, err
+		}
+		l.Procs = append(l.Procs, Process{Name: host, Role: "mom", Config: path, Addr: host, Log: filepath.Join(dir, host+".log")})
+	}
+	return l, l.save(dir)
+}
+
+// launch starts one process in its own session so it outlives this command.
+func launch(dir, exe string, p Process) error {
+	logf, err := os.OpenFile(p.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, p.Role, "--config", p.Config)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(pidFile(dir, p.Name), []byte(fmt.Sprintf("%d\n", cmd.Process.Pid)), 0o644); err != nil {
+		return err
+	}
+	// Reap the child if it dies while we wait, so pidOf sees it gone.
+	go cmd.Wait()
+	return nil
+}
+
+func writeEnv(dir, exe string, l *Layout) error {
+	bin := filepath.Dir(exe)
+	env := fmt.Sprintf(`# Source this file to use the local cluster in %s.
+export PATH=%q:"$PATH"
+export STRATA_SOCKET=%q
+export PBS_SERVER=%q
+export STRATA_CLUSTER_DIR=%q
+`, dir, bin, l.Socket, l.ServerName, dir)
+	return os.WriteFile(filepath.Join(dir, "env"), []byte(env), 0o644)
+}
+
+// waitReady polls until the server answers and every agent's vnode is free.
+func waitReady(ctx context.Context, dir string, l *Layout, timeout time.Duration) error {
+	client := api.NewUnixClient(l.Socket, l.ServerName)
+	deadline := time.Now().Add(timeout)
+	want := 0
+	for _, p := range l.Procs {
+		if p.Role == "mom" {
+			want++
+		}
+	}
+	var last string
+	for time.Now().Before(deadline) {
+		for _, p := range l.Procs {
+			if pidOf(dir, p.Name) == 0 {
+				return fmt.Errorf("%s exited during start; see %s", p.Name, p.Log)
+			}
+		}
+		resp, err := client.Nodes(ctx)
+		if err == nil {
+			free := 0
+			for _, v := range resp.Vnodes {
+				if v.State&model.Unavailable == 0 {
+					free++
+				}
+			}
+			if free >= want && len(resp.Vnodes) >= want {
+				return nil
+			}
+			last = fmt.Sprintf("%d of %d agents free", free, want)
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("cluster not ready after %s (%s)", timeout, last)
+}
+
+func stop(c *cli.Context) error {
+	dir, _ := filepath.Abs(c.String("dir"))
+	l, err := loadLayout(dir)
+	if err != nil {
+		return cli.Exit("strata cluster: no cluster in "+dir, 1)
+	}
+	// Agents first, so they do not spend the shutdown retrying the server.
+	order := append([]Process(nil), l.Procs...)
+	for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
+		order[i], order[j] = order[j], order[i]
+	}
+	for _, p := range order {
+		if pid := pidOf(dir, p.Name); pid != 0 {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, p := range order {
+		for pidOf(dir, p.Name) != 0 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if pid := pidOf(dir, p.Name); pid != 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		os.Remove(pidFile(dir, p.Name))
+	}
+	return nil
+}
+
+type procStatus struct {
+	Name  string `json:"name"`
+	Role  string `json:"role"`
+	Pid   int    `json:"pid"`
+	Addr  string `json:"address"`
+	State string `json:"state"`
+}
+
+func status(c *cli.Context) error {
+	dir, _ := filepath.Abs(c.String("dir"))
+	l, err := loadLayout(dir)
+	if err != nil {
+		return cli.Exit("strata cluster: no cluster in "+dir, 1)
+	}
+	var rows []procStatus
+	for _, p := range l.Procs {
+		st := procStatus{Name: p.Name, Role: p.Role, Addr: p.Addr, State: "stopped"}
+		if pid := pidOf(dir, p.Name); pid != 0 {
+			st.Pid, st.State = pid, "running"
+		}
+		if p.Role == "server" {
+			st.Addr = p.Addr + " " + l.Socket
+		}
+		rows = append(rows, st)
+	}
+	return printStatus(c.App.Writer, rows, c.String("F"))
+}
+
+func printStatus(w io.Writer, rows []procStatus, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"processes": rows})
+	case "":
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tROLE\tPID\tSTATE\tADDRESS")
+		for _, r := range rows {
+			pid := "-"
+			if r.Pid != 0 {
+				pid = fmt.Sprint(r.Pid)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Role, pid, r.State, r.Addr)
+		}
+		return tw.Flush()
+	}
+	return cli.Exit("strata cluster: unknown format "+format+" (use json)", 2)
+}

@@ -1,0 +1,4 @@
+package policy
+
+func ParseNodeSortKeys(s []string) ([]NodeSortKey, error) { return nil, nil }
+func DefaultNodeSortKeys() []NodeSortKey                  { return nil }

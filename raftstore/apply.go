@@ -1,0 +1,310 @@
+package raftstore
+
+import (
+	"fmt"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// writer applies commands inside one write transaction. Objects read from
+// the transaction are shared with readers, so every change copies first.
+type writer struct {
+	txn   *memdb.Txn
+	index uint64
+}
+
+func newJob() *model.Job     { return &model.Job{} }
+func newVnode() *model.Vnode { return &model.Vnode{} }
+
+func (w *writer) apply(cmd Command) any {
+	switch c := cmd.(type) {
+	case *SubmitJob:
+		return w.submit(c)
+	case *ApplyPlan:
+		return w.plan(c)
+	case *RegisterHost:
+		return w.register(c)
+	case *HostDown:
+		return w.hostDown(c)
+	case *JobEvents:
+		return w.jobEvents(c)
+	case *DeleteJob:
+		return w.deleteJob(c)
+	case *RequeueJobs:
+		return w.requeueJobs(c)
+	case *PurgeHistory:
+		return w.purge(c)
+	case *SetServerConfig:
+		return w.setConfig(c)
+	}
+	return fmt.Errorf("no handler for %s", cmd.Type())
+}
+
+// --- small helpers --------------------------------------------------------
+
+func (w *writer) meta() *meta {
+	raw, _ := w.txn.First(tableMeta, "id", "meta")
+	if raw == nil {
+		return &meta{ID: "meta"}
+	}
+	m := *raw.(*meta)
+	return &m
+}
+
+func (w *writer) putMeta(m *meta) { w.must(w.txn.Insert(tableMeta, m)) }
+
+func (w *writer) job(id string) *model.Job {
+	raw, _ := w.txn.First(tableJobs, "id", id)
+	if raw == nil {
+		return nil
+	}
+	return raw.(*model.Job)
+}
+
+func (w *writer) vnode(name string) *model.Vnode {
+	raw, _ := w.txn.First(tableVnodes, "id", name)
+	if raw == nil {
+		return nil
+	}
+	return raw.(*model.Vnode)
+}
+
+func (w *writer) putJob(j *model.Job) {
+	w.must(w.txn.Insert(tableJobs, j))
+	w.touch(tableJobs)
+}
+
+func (w *writer) deleteJobRow(j *model.Job) {
+	w.must(w.txn.Delete(tableJobs, j))
+	w.touch(tableJobs)
+}
+
+func (w *writer) putVnode(v *model.Vnode) {
+	w.must(w.txn.Insert(tableVnodes, v))
+	w.touch(tableVnodes)
+}
+
+func (w *writer) touch(table string) {
+	w.must(w.txn.Insert(tableIndexes, &tableIndex{Table: table, Index: w.index}))
+}
+
+func (w *writer) bumpEpoch() {
+	m := w.meta()
+	m.Epoch++
+	w.putMeta(m)
+}
+
+func (w *writer) must(err error) {
+	if err != nil {
+		// memdb only fails on schema violations: a programming error.
+		panic(fmt.Sprintf("raftstore: state store write at index %d: %v", w.index, err))
+	}
+}
+
+func (w *writer) jobsOnHost(host string) []*model.Job {
+	it, _ := w.txn.Get(tableJobs, "ms", host)
+	var out []*model.Job
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*model.Job))
+	}
+	return out
+}
+
+func (w *writer) vnodesOnHost(host string) []*model.Vnode {
+	it, _ := w.txn.Get(tableVnodes, "host", host)
+	var out []*model.Vnode
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*model.Vnode))
+	}
+	return out
+}
+
+// pbsTime formats a time the way the server writes it into comments
+// ("Mon Jun 02 at 10:00").
+func pbsTime(now int64) string {
+	return time.Unix(now, 0).Format("Mon Jan 02 at 15:04")
+}
+
+// --- submit ---------------------------------------------------------------
+
+func (w *writer) submit(c *SubmitJob) any {
+	if c.Job.Token != "" {
+		if raw, _ := w.txn.First(tableJobs, "token", c.Job.Token); raw != nil {
+			return raw.(*model.Job).ID
+		}
+	}
+	m := w.meta()
+	j := c.Job.Copy()
+	j.Seq = m.NextSeq
+	j.ID = model.FormatJobID(j.Seq, m.Config.Name)
+	j.Server = m.Config.Name
+	m.NextSeq++
+	if max := m.Config.MaxJobSequenceID; max > 0 && m.NextSeq > max {
+		m.NextSeq = 0
+	}
+	w.putMeta(m)
+
+	seq := model.SeqOf(j.ID)
+	workdir := j.EnvValue("PBS_O_WORKDIR")
+	j.Output = defaultPath(j.Output, j.SubmitHost, workdir, j.Name+".o"+seq, j.ID+".OU")
+	j.Error = defaultPath(j.Error, j.SubmitHost, workdir, j.Name+".e"+seq, j.ID+".ER")
+	j.Ctime, j.Qtime, j.Mtime, j.Etime = c.Now, c.Now, c.Now, c.Now
+	if j.Hold != "" && j.Hold != "n" {
+		j.State, j.Substate = model.StateHeld, model.SubHeld
+	} else {
+		j.Hold = "n"
+		j.State, j.Substate = model.StateQueued, model.SubQueued
+	}
+	j.Env = append(j.Env, model.EnvVar{Name: "PBS_O_QUEUE", Value: j.Queue})
+	w.putJob(j)
+	return j.ID
+}
+
+// defaultPath fills in an output path: empty means the submission directory
+// with the default name; a path ending in "/" names a directory, where PBS
+// writes <jobid>.OU / .ER.
+func defaultPath(p, host, workdir, name, dirName string) string {
+	switch {
+	case p == "":
+		return host + ":" + workdir + "/" + name
+	case p[len(p)-1] == '/':
+		return p + dirName
+	}
+	return p
+}
+
+// --- scheduling plan ------------------------------------------------------
+
+func (w *writer) plan(c *ApplyPlan) any {
+	m := w.meta()
+	started := 0
+	for _, r := range c.Runs {
+		if w.run(&r, c.Now) {
+			started++
+		}
+	}
+	for _, jc := range c.Comments {
+		j := w.job(jc.JobID)
+		if j == nil || j.State != model.StateQueued {
+			continue
+		}
+		j = j.Copy()
+		j.Comment = jc.Comment
+		if jc.NeverRun && c.Epoch == m.Epoch {
+			j.NeverRunEpoch = c.Epoch
+		}
+		w.putJob(j)
+	}
+	return started
+}
+
+// run applies one run decision if it still fits the state.
+func (w *writer) run(r *RunJob, now int64) bool {
+	j := w.job(r.JobID)
+	if j == nil || j.State != model.StateQueued || len(r.Exec) == 0 {
+		return false
+	}
+	// Check every share against the current vnodes before changing any.
+	need := map[string]map[string]float64{}
+	for _, ec := range r.Exec {
+		for _, s := range ec.Shares {
+			if need[s.Vnode] == nil {
+				need[s.Vnode] = map[string]float64{}
+			}
+			for k, v := range s.Amounts {
+				need[s.Vnode][k] += v
+			}
+		}
+	}
+	vnodes := map[string]*model.Vnode{}
+	for name, amounts := range need {
+		v := w.vnode(name)
+		if v == nil || v.State&model.Unavailable != 0 {
+			return false
+		}
+		if r.Exclusive && len(v.Jobs) > 0 {
+			return false
+		}
+		for k, amt := range amounts {
+			if v.Free(k) < amt {
+				return false
+			}
+		}
+		vnodes[name] = v
+	}
+	for name, amounts := range need {
+		v := vnodes[name].Copy()
+		if v.Assigned == nil {
+			v.Assigned = map[string]float64{}
+		}
+		for k, amt := range amounts {
+			v.Assigned[k] += amt
+		}
+		if v.Jobs == nil {
+			v.Jobs = map[string]int{}
+		}
+		v.Jobs[j.ID] += int(amounts["ncpus"])
+		if r.Exclusive {
+			v.ExclusiveJob = j.ID
+		}
+		v.LastUsed = now
+		before := v.State
+		v.RecomputeBusy()
+		if v.State != before {
+			v.LastStateChange = now
+		}
+		w.putVnode(v)
+	}
+	j = j.Copy()
+	j.State, j.Substate = model.StateRunning, model.SubPrerun
+	j.Exec = r.Exec
+	j.Exclusive = r.Exclusive
+	j.MSHost = r.Exec[0].Shares[0].Host
+	j.Stime, j.Mtime = now, now
+	j.RunCount++
+	j.Exit = nil
+	j.Used = nil
+	j.SessionID = 0
+	j.NeverRunEpoch = 0
+	j.Comment = ""
+	j.Comment = fmt.Sprintf("Job run at %s on %s", pbsTime(now), j.ExecVnode(w.meta().Config.Defs))
+	w.putJob(j)
+	return true
+}
+
+// release gives a job's vnode resources back.
+func (w *writer) release(j *model.Job, now int64) {
+	for _, name := range j.Vnodes() {
+		v := w.vnode(name)
+		if v == nil {
+			continue
+		}
+		v = v.Copy()
+		for _, ec := range j.Exec {
+			for _, s := range ec.Shares {
+				if s.Vnode != name {
+					continue
+				}
+				for k, amt := range s.Amounts {
+					v.Assigned[k] -= amt
+					if v.Assigned[k] <= 0 {
+						delete(v.Assigned, k)
+					}
+				}
+			}
+		}
+		delete(v.Jobs, j.ID)
+		if v.ExclusiveJob == j.ID {
+			v.ExclusiveJob = ""
+		}
+		before := v.State
+		v.RecomputeBusy()
+		if v.State != before {
+			v.LastStateChange = now
+		}
+		w.putVnode(v)
+	}
+}

@@ -1,0 +1,283 @@
+package raftstore
+
+import (
+	"github.com/strata-hpc/strata/model"
+)
+
+// maxRunCount is how many times a job may be started before it is held
+// (PBS holds at run_count > 20).
+const maxRunCount = 20
+
+// --- agents and hosts -----------------------------------------------------
+
+func (w *writer) register(c *RegisterHost) any {
+	defs := w.meta().Config.Defs
+	changed := false
+	keep := map[string]bool{}
+	for _, in := range c.Vnodes {
+		keep[in.Name] = true
+		old := w.vnode(in.Name)
+		v := in.Copy()
+		v.Host, v.Mom = c.Host, c.Host
+		v.BootID, v.Version, v.Pcpus = c.BootID, c.Version, c.Pcpus
+		v.DeriveCapacity(defs)
+		if old != nil {
+			// What the server tracks survives re-registration: the jobs on
+			// the vnode and an operator's offline mark and comment.
+			v.Assigned, v.Jobs, v.ExclusiveJob = old.Copy().Assigned, old.Copy().Jobs, old.ExclusiveJob
+			v.State = old.State &^ (model.NodeDown | model.NodeStateUnknown)
+			v.LastStateChange, v.LastUsed = old.LastStateChange, old.LastUsed
+			if old.State&model.NodeOffline != 0 {
+				v.Comment = old.Comment
+			}
+			if v.State != old.State || !sameStrings(v.Available, old.Available) {
+				changed = true
+			}
+		} else {
+			changed = true
+		}
+		if old == nil || v.State != old.State {
+			v.LastStateChange = c.Now
+		}
+		v.RecomputeBusy()
+		w.putVnode(v)
+	}
+	for _, old := range w.vnodesOnHost(c.Host) {
+		if !keep[old.Name] && len(old.Jobs) == 0 {
+			w.must(w.txn.Delete(tableVnodes, old))
+			w.touch(tableVnodes)
+			changed = true
+		}
+	}
+	// Jobs the server believes this host runs but the agent does not know
+	// were lost with it (a reboot, a wiped spool).
+	known := map[string]bool{}
+	for _, id := range c.Jobs {
+		known[id] = true
+	}
+	for _, j := range w.jobsOnHost(c.Host) {
+		if j.State == model.StateRunning && j.Substate == model.SubRunning && !known[j.ID] {
+			w.lose(j, "Job lost when its mother superior "+c.Host+" restarted", model.ExitInitAbort, c.Now)
+		}
+	}
+	if changed {
+		w.bumpEpoch()
+	}
+	return nil
+}
+
+func (w *writer) hostDown(c *HostDown) any {
+	for _, v := range w.vnodesOnHost(c.Host) {
+		if v.State&model.NodeDown != 0 {
+			continue
+		}
+		v = v.Copy()
+		v.State |= model.NodeDown
+		v.LastStateChange = c.Now
+		if v.State&model.NodeOffline == 0 {
+			v.Comment = c.Comment
+		}
+		w.putVnode(v)
+	}
+	w.bumpEpoch()
+	return nil
+}
+
+// --- job events from agents -----------------------------------------------
+
+func (w *writer) jobEvents(c *JobEvents) any {
+	for _, ev := range c.Events {
+		j := w.job(ev.JobID)
+		// Stale or duplicate reports (a retry after a lost reply, an event
+		// from an earlier run) are dropped: events are idempotent.
+		if j == nil || !j.IsRunning() || j.MSHost != c.Host || (ev.Run != 0 && ev.Run != j.RunCount) {
+			continue
+		}
+		switch ev.Kind {
+		case "started":
+			if j.Substate != model.SubPrerun {
+				continue
+			}
+			j = j.Copy()
+			j.Substate = model.SubRunning
+			j.SessionID = ev.SessionID
+			j.Mtime = c.Now
+			w.putJob(j)
+		case "ended":
+			w.finish(j, ev.Exit, ev.Used, ev.Comment, c.Now)
+		case "failed":
+			w.lose(j, ev.Comment, ev.Exit, c.Now)
+		}
+	}
+	return nil
+}
+
+// finish ends a job that ran: resources go back, and the job becomes
+// history (or disappears when history is off).
+func (w *writer) finish(j *model.Job, exit int, used map[string]string, note string, now int64) {
+	w.release(j, now)
+	j = j.Copy()
+	e := exit
+	j.Exit = &e
+	if used != nil {
+		j.Used = used
+	}
+	j.Obit, j.Mtime = now, now
+	j.MSHost = ""
+	j.KillRequested = false
+	switch {
+	case j.Deleter != "":
+		j.Substate = model.SubTerminated
+		j.Comment += " and terminated"
+	case exit == model.ExitKillWalltime:
+		j.Substate = model.SubFailed
+		j.Comment += " and exceeded resource walltime"
+	case exit == 0:
+		j.Substate = model.SubFinished
+		j.Comment += " and finished"
+	default:
+		j.Substate = model.SubFailed
+		j.Comment += " and failed"
+	}
+	if note != "" {
+		j.Comment += "; " + note
+	}
+	w.toHistory(j)
+}
+
+// toHistory stores a finished job as F, or removes it when history is off.
+func (w *writer) toHistory(j *model.Job) {
+	j.State = model.StateFinished
+	if !w.meta().Config.JobHistoryEnable {
+		w.deleteJobRow(j)
+		return
+	}
+	w.putJob(j)
+}
+
+// lose handles a job whose execution was lost or could not start: a
+// rerunnable job goes back to the queue (held after too many attempts),
+// any other job ends with the given exit status.
+func (w *writer) lose(j *model.Job, comment string, exit int, now int64) {
+	if !j.Rerun || j.Deleter != "" {
+		w.finish(j, exit, nil, comment, now)
+		return
+	}
+	w.release(j, now)
+	j = j.Copy()
+	j.State, j.Substate = model.StateQueued, model.SubQueued
+	j.Exec, j.MSHost, j.Exclusive = nil, "", false
+	j.SessionID = 0
+	j.KillRequested = false
+	j.Mtime, j.Qtime = now, now
+	j.Comment = "Job requeued: " + comment
+	if j.RunCount > maxRunCount {
+		j.State, j.Substate = model.StateHeld, model.SubHeld
+		j.Hold = addHold(j.Hold, "s")
+		j.Comment = "job held, too many failed attempts to run"
+	}
+	w.putJob(j)
+}
+
+func addHold(h, t string) string {
+	if h == "" || h == "n" {
+		return t
+	}
+	for _, r := range h {
+		if string(r) == t {
+			return h
+		}
+	}
+	return h + t
+}
+
+// --- qdel -----------------------------------------------------------------
+
+func (w *writer) deleteJob(c *DeleteJob) any {
+	j := w.job(c.JobID)
+	if j == nil {
+		return model.Errorf(model.PBSEUnknownJobID, "")
+	}
+	switch {
+	case j.IsFinished():
+		if !c.Purge {
+			return model.Err(model.PBSEHistJobID)
+		}
+		w.deleteJobRow(j)
+	case j.IsRunning() && c.Force:
+		j = j.Copy()
+		j.Deleter = c.Requestor
+		w.finish(j, 271, nil, "deleted with -W force", c.Now)
+	case j.IsRunning():
+		j = j.Copy()
+		j.KillRequested = true
+		j.Deleter = c.Requestor
+		j.Mtime = c.Now
+		w.putJob(j)
+	default:
+		j = j.Copy()
+		j.Substate = model.SubTerminated
+		j.Deleter = c.Requestor
+		j.Obit, j.Mtime = c.Now, c.Now
+		if c.Purge {
+			w.deleteJobRow(j)
+			return nil
+		}
+		w.toHistory(j)
+	}
+	return nil
+}
+
+func (w *writer) requeueJobs(c *RequeueJobs) any {
+	for _, id := range c.JobIDs {
+		if j := w.job(id); j != nil && j.IsRunning() {
+			w.lose(j, c.Comment, model.ExitNodeLost, c.Now)
+		}
+	}
+	return nil
+}
+
+func (w *writer) purge(c *PurgeHistory) any {
+	it, _ := w.txn.Get(tableJobs, "state", model.StateFinished)
+	var old []*model.Job
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if j := raw.(*model.Job); j.Obit < c.Before {
+			old = append(old, j)
+		}
+	}
+	for _, j := range old {
+		w.deleteJobRow(j)
+	}
+	return len(old)
+}
+
+func (w *writer) setConfig(c *SetServerConfig) any {
+	m := w.meta()
+	m.Config = c.Config
+	m.Epoch++
+	w.putMeta(m)
+	// Capacities depend on the resource definitions.
+	it, _ := w.txn.Get(tableVnodes, "id")
+	var vs []*model.Vnode
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		vs = append(vs, raw.(*model.Vnode))
+	}
+	for _, v := range vs {
+		v = v.Copy()
+		v.DeriveCapacity(c.Config.Defs)
+		w.putVnode(v)
+	}
+	return nil
+}
+
+func sameStrings(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}

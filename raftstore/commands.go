@@ -1,0 +1,206 @@
+package raftstore
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// MessageType is the first byte of every Raft log entry. The numbering is
+// append-only: a value once used keeps its meaning forever, because old logs
+// and snapshots are replayed with it.
+type MessageType uint8
+
+const (
+	SubmitJobType MessageType = iota + 1
+	ApplyPlanType
+	RegisterHostType
+	HostDownType
+	JobEventsType
+	DeleteJobType
+	RequeueJobsType
+	PurgeHistoryType
+	SetServerConfigType
+)
+
+func (t MessageType) String() string {
+	switch t {
+	case SubmitJobType:
+		return "SubmitJob"
+	case ApplyPlanType:
+		return "ApplyPlan"
+	case RegisterHostType:
+		return "RegisterHost"
+	case HostDownType:
+		return "HostDown"
+	case JobEventsType:
+		return "JobEvents"
+	case DeleteJobType:
+		return "DeleteJob"
+	case RequeueJobsType:
+		return "RequeueJobs"
+	case PurgeHistoryType:
+		return "PurgeHistory"
+	case SetServerConfigType:
+		return "SetServerConfig"
+	}
+	return fmt.Sprintf("MessageType(%d)", uint8(t))
+}
+
+// Command is implemented by every typed FSM command.
+type Command interface {
+	Type() MessageType
+}
+
+// SubmitJob queues a new job. The FSM assigns its sequence number and id; a
+// job whose Token was seen before returns the earlier job's id instead.
+type SubmitJob struct {
+	Job *model.Job `json:"job"`
+	Now int64      `json:"now"`
+}
+
+// RunJob is one run decision of a scheduling pass.
+type RunJob struct {
+	JobID     string            `json:"job_id"`
+	Exec      []model.ExecChunk `json:"exec"`
+	Exclusive bool              `json:"exclusive,omitempty"`
+}
+
+// JobComment is a scheduler comment on a job that did not run.
+type JobComment struct {
+	JobID    string `json:"job_id"`
+	Comment  string `json:"comment"`
+	NeverRun bool   `json:"never_run,omitempty"`
+}
+
+// ApplyPlan commits one scheduling pass: all its run decisions and comments
+// in one entry. Decisions that no longer fit the state (a job deleted or a
+// vnode gone down since the snapshot) are skipped, never half-applied.
+type ApplyPlan struct {
+	Now      int64        `json:"now"`
+	Epoch    uint64       `json:"epoch"`
+	Runs     []RunJob     `json:"runs,omitempty"`
+	Comments []JobComment `json:"comments,omitempty"`
+}
+
+// RegisterHost records an agent's host and vnodes. Jobs lists the jobs the
+// agent still supervises; running jobs of this mother superior that the agent
+// does not know are lost and are requeued or failed.
+type RegisterHost struct {
+	Host    string         `json:"host"`
+	BootID  string         `json:"boot_id"`
+	Version string         `json:"version"`
+	Pcpus   int            `json:"pcpus"`
+	Vnodes  []*model.Vnode `json:"vnodes"`
+	Jobs    []string       `json:"jobs"`
+	Now     int64          `json:"now"`
+}
+
+// HostDown marks every vnode of a host down (missed heartbeats).
+type HostDown struct {
+	Host    string `json:"host"`
+	Comment string `json:"comment"`
+	Now     int64  `json:"now"`
+}
+
+// JobEvent is an agent's report about one job.
+type JobEvent struct {
+	JobID     string            `json:"job_id"`
+	Kind      string            `json:"kind"` // started, ended, failed
+	Run       int               `json:"run"`
+	SessionID int               `json:"session_id,omitempty"`
+	Exit      int               `json:"exit_status"`
+	Used      map[string]string `json:"resources_used,omitempty"`
+	Comment   string            `json:"comment,omitempty"`
+}
+
+// JobEvents applies a batch of agent reports from one host.
+type JobEvents struct {
+	Host   string     `json:"host"`
+	Events []JobEvent `json:"events"`
+	Now    int64      `json:"now"`
+}
+
+// DeleteJob deletes a job (qdel). Permission is checked by the server before
+// the command is proposed.
+type DeleteJob struct {
+	JobID     string `json:"job_id"`
+	Requestor string `json:"requestor"`
+	Force     bool   `json:"force,omitempty"`
+	Purge     bool   `json:"purge,omitempty"`
+	Now       int64  `json:"now"`
+}
+
+// RequeueJobs puts running jobs back in the queue (rerunnable) or ends them
+// (not rerunnable), e.g. when their mother superior stayed down too long.
+type RequeueJobs struct {
+	JobIDs  []string `json:"job_ids"`
+	Comment string   `json:"comment"`
+	Now     int64    `json:"now"`
+}
+
+// PurgeHistory removes finished jobs whose history has expired.
+type PurgeHistory struct {
+	Before int64 `json:"before"`
+	Now    int64 `json:"now"`
+}
+
+// SetServerConfig replaces the replicated server configuration.
+type SetServerConfig struct {
+	Config model.ServerConfig `json:"config"`
+	Now    int64              `json:"now"`
+}
+
+func (SubmitJob) Type() MessageType       { return SubmitJobType }
+func (ApplyPlan) Type() MessageType       { return ApplyPlanType }
+func (RegisterHost) Type() MessageType    { return RegisterHostType }
+func (HostDown) Type() MessageType        { return HostDownType }
+func (JobEvents) Type() MessageType       { return JobEventsType }
+func (DeleteJob) Type() MessageType       { return DeleteJobType }
+func (RequeueJobs) Type() MessageType     { return RequeueJobsType }
+func (PurgeHistory) Type() MessageType    { return PurgeHistoryType }
+func (SetServerConfig) Type() MessageType { return SetServerConfigType }
+
+// Encode serializes a command as its type byte followed by JSON.
+func Encode(c Command) ([]byte, error) {
+	body, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", c.Type(), err)
+	}
+	return append([]byte{byte(c.Type())}, body...), nil
+}
+
+// decode parses a log entry back into its command.
+func decode(data []byte) (Command, error) {
+	if len(data) == 0 {
+		return nil, fmt.Errorf("empty log entry")
+	}
+	var c Command
+	switch MessageType(data[0]) {
+	case SubmitJobType:
+		c = &SubmitJob{}
+	case ApplyPlanType:
+		c = &ApplyPlan{}
+	case RegisterHostType:
+		c = &RegisterHost{}
+	case HostDownType:
+		c = &HostDown{}
+	case JobEventsType:
+		c = &JobEvents{}
+	case DeleteJobType:
+		c = &DeleteJob{}
+	case RequeueJobsType:
+		c = &RequeueJobs{}
+	case PurgeHistoryType:
+		c = &PurgeHistory{}
+	case SetServerConfigType:
+		c = &SetServerConfig{}
+	default:
+		return nil, fmt.Errorf("unknown message type %d", data[0])
+	}
+	if err := json.Unmarshal(data[1:], c); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", MessageType(data[0]), err)
+	}
+	return c, nil
+}

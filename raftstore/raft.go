@@ -1,0 +1,188 @@
+package raftstore
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	hclog "github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// Config wires one server's Raft node.
+type Config struct {
+	// DataDir holds raft.db (log and stable store), snapshots/ and node-id.
+	DataDir string
+	// BindAddr is the Raft transport's TCP address (host:port). Other
+	// servers of a cluster reach this one there.
+	BindAddr string
+	// Bootstrap makes a server with no existing state start a one-server
+	// cluster of itself (the embedded default). Multi-server clusters add
+	// voters from the leader.
+	Bootstrap bool
+	// SnapshotThreshold is how many log entries trigger a snapshot; with
+	// TrailingLogs it bounds replay time after a restart.
+	SnapshotThreshold uint64
+	SnapshotInterval  time.Duration
+	TrailingLogs      uint64
+	// LogOutput receives Raft's own log lines.
+	LogOutput io.Writer
+	// Fast shrinks the election timers for tests and the local cluster.
+	Fast bool
+}
+
+// Node is a running Raft member with its FSM.
+type Node struct {
+	Raft      *raft.Raft
+	FSM       *FSM
+	ID        string
+	store     *raftboltdb.BoltStore
+	transport *raft.NetworkTransport
+}
+
+// ErrNotLeader is returned by Apply on a follower.
+var ErrNotLeader = errors.New("not the leader")
+
+// Open starts the Raft node: FSM, transport, bolt log/stable store,
+// snapshot store, then bootstrap when the data directory is new.
+func Open(cfg Config, fsm *FSM) (*Node, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	id, err := nodeID(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	out := cfg.LogOutput
+	if out == nil {
+		out = os.Stderr
+	}
+	logger := hclog.New(&hclog.LoggerOptions{Name: "raft", Output: out, Level: hclog.Warn})
+
+	rc := raft.DefaultConfig()
+	rc.LocalID = raft.ServerID(id)
+	rc.Logger = logger
+	if cfg.SnapshotThreshold > 0 {
+		rc.SnapshotThreshold = cfg.SnapshotThreshold
+	}
+	if cfg.SnapshotInterval > 0 {
+		rc.SnapshotInterval = cfg.SnapshotInterval
+	}
+	if cfg.TrailingLogs > 0 {
+		rc.TrailingLogs = cfg.TrailingLogs
+	}
+	// Group commit: up to this many waiting applies share one fsync.
+	rc.MaxAppendEntries = 512
+	rc.BatchApplyCh = true
+	if cfg.Fast {
+		rc.HeartbeatTimeout = 200 * time.Millisecond
+		rc.ElectionTimeout = 200 * time.Millisecond
+		rc.LeaderLeaseTimeout = 100 * time.Millisecond
+	}
+
+	addr, err := net.ResolveTCPAddr("tcp", cfg.BindAddr)
+	if err != nil {
+		return nil, fmt.Errorf("raft bind address %q: %w", cfg.BindAddr, err)
+	}
+	trans, err := raft.NewTCPTransportWithLogger(cfg.BindAddr, addr, 3, 10*time.Second, logger)
+	if err != nil {
+		return nil, fmt.Errorf("raft transport on %s: %w", cfg.BindAddr, err)
+	}
+	store, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(cfg.DataDir, "raft.db")})
+	if err != nil {
+		trans.Close()
+		return nil, fmt.Errorf("open raft log store: %w", err)
+	}
+	snaps, err := raft.NewFileSnapshotStoreWithLogger(cfg.DataDir, 2, logger)
+	if err != nil {
+		store.Close()
+		trans.Close()
+		return nil, fmt.Errorf("open snapshot store: %w", err)
+	}
+	logs, err := raft.NewLogCache(512, store)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Bootstrap {
+		has, err := raft.HasExistingState(logs, store, snaps)
+		if err != nil {
+			return nil, fmt.Errorf("inspect raft state: %w", err)
+		}
+		if !has {
+			conf := raft.Configuration{Servers: []raft.Server{{ID: rc.LocalID, Address: trans.LocalAddr()}}}
+			if err := raft.BootstrapCluster(rc, logs, store, snaps, trans, conf); err != nil {
+				return nil, fmt.Errorf("bootstrap raft: %w", err)
+			}
+		}
+	}
+	r, err := raft.NewRaft(rc, fsm, logs, store, snaps, trans)
+	if err != nil {
+		store.Close()
+		trans.Close()
+		return nil, fmt.Errorf("start raft: %w", err)
+	}
+	return &Node{Raft: r, FSM: fsm, ID: id, store: store, transport: trans}, nil
+}
+
+// nodeID returns this server's persistent Raft id, creating it once.
+func nodeID(dir string) (string, error) {
+	p := filepath.Join(dir, "node-id")
+	if b, err := os.ReadFile(p); err == nil {
+		return strings.TrimSpace(string(b)), nil
+	}
+	var buf [16]byte
+	if _, err := rand.Read(buf[:]); err != nil {
+		return "", err
+	}
+	id := hex.EncodeToString(buf[:])
+	if err := os.WriteFile(p, []byte(id+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write node id: %w", err)
+	}
+	return id, nil
+}
+
+// Apply proposes a command and waits until it is committed and applied. The
+// FSM's answer is returned; an answer that is an error (a refused request)
+// comes back as the error.
+func (n *Node) Apply(cmd Command, timeout time.Duration) (any, error) {
+	data, err := Encode(cmd)
+	if err != nil {
+		return nil, err
+	}
+	f := n.Raft.Apply(data, timeout)
+	if err := f.Error(); err != nil {
+		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
+			return nil, fmt.Errorf("%w: %v", ErrNotLeader, err)
+		}
+		return nil, fmt.Errorf("apply %s: %w", cmd.Type(), err)
+	}
+	resp := f.Response()
+	if pe, ok := resp.(*model.PBSError); ok {
+		return nil, pe
+	}
+	if e, ok := resp.(error); ok {
+		return nil, e
+	}
+	return resp, nil
+}
+
+// IsLeader reports whether this node leads.
+func (n *Node) IsLeader() bool { return n.Raft.State() == raft.Leader }
+
+// Shutdown stops Raft and closes the stores.
+func (n *Node) Shutdown() error {
+	err := n.Raft.Shutdown().Error()
+	n.transport.Close()
+	n.store.Close()
+	return err
+}

@@ -1,0 +1,241 @@
+package raftstore
+
+import (
+	"fmt"
+	"sort"
+
+	memdb "github.com/hashicorp/go-memdb"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+const (
+	tableJobs    = "jobs"
+	tableVnodes  = "vnodes"
+	tableMeta    = "meta"
+	tableIndexes = "indexes"
+)
+
+// meta is the single row of cluster-wide counters and configuration.
+type meta struct {
+	ID string `json:"id"`
+	// NextSeq is the one replicated counter jobs and reservations draw
+	// their sequence numbers from.
+	NextSeq int64 `json:"next_seq"`
+	// Epoch moves whenever vnodes or resource definitions change; the
+	// scheduler uses it to avoid re-judging jobs that can never run.
+	Epoch  uint64             `json:"epoch"`
+	Config model.ServerConfig `json:"config"`
+}
+
+// tableIndex records the Raft index that last changed a table, so watchers
+// (agents long-polling for work) know whether anything moved.
+type tableIndex struct {
+	Table string
+	Index uint64
+}
+
+func schema() *memdb.DBSchema {
+	return &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{
+		tableJobs: {Name: tableJobs, Indexes: map[string]*memdb.IndexSchema{
+			"id":    {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
+			"state": {Name: "state", Indexer: &memdb.StringFieldIndex{Field: "State"}},
+			"ms":    {Name: "ms", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "MSHost"}},
+			"token": {Name: "token", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "Token"}},
+		}},
+		tableVnodes: {Name: tableVnodes, Indexes: map[string]*memdb.IndexSchema{
+			"id":   {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Name"}},
+			"host": {Name: "host", Indexer: &memdb.StringFieldIndex{Field: "Host"}},
+		}},
+		tableMeta: {Name: tableMeta, Indexes: map[string]*memdb.IndexSchema{
+			"id": {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
+		}},
+		tableIndexes: {Name: tableIndexes, Indexes: map[string]*memdb.IndexSchema{
+			"id": {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Table"}},
+		}},
+	}}
+}
+
+// StateStore is the in-memory state the FSM maintains. Reads go through
+// Snapshot, which is a consistent MVCC view that never blocks writers.
+type StateStore struct {
+	db *memdb.MemDB
+}
+
+// NewStateStore returns an empty store.
+func NewStateStore() (*StateStore, error) {
+	db, err := memdb.NewMemDB(schema())
+	if err != nil {
+		return nil, fmt.Errorf("create state store: %w", err)
+	}
+	return &StateStore{db: db}, nil
+}
+
+// Snapshot returns a read-only consistent view of the state.
+func (s *StateStore) Snapshot() *StateSnapshot {
+	return &StateSnapshot{txn: s.db.Txn(false)}
+}
+
+// StateSnapshot is a read-only view. Objects it returns are shared with the
+// store and must not be modified.
+type StateSnapshot struct {
+	txn *memdb.Txn
+}
+
+func (s *StateSnapshot) meta() *meta {
+	raw, err := s.txn.First(tableMeta, "id", "meta")
+	if err != nil || raw == nil {
+		return &meta{ID: "meta"}
+	}
+	return raw.(*meta)
+}
+
+// Config returns the replicated server configuration.
+func (s *StateSnapshot) Config() model.ServerConfig { return s.meta().Config }
+
+// Configured reports whether a server configuration was ever committed.
+func (s *StateSnapshot) Configured() bool { return s.meta().Config.Name != "" }
+
+// Epoch returns the resource epoch.
+func (s *StateSnapshot) Epoch() uint64 { return s.meta().Epoch }
+
+// NextSeq returns the next sequence number the counter will hand out.
+func (s *StateSnapshot) NextSeq() int64 { return s.meta().NextSeq }
+
+// Job returns a job by id, or nil.
+func (s *StateSnapshot) Job(id string) *model.Job {
+	raw, err := s.txn.First(tableJobs, "id", id)
+	if err != nil || raw == nil {
+		return nil
+	}
+	return raw.(*model.Job)
+}
+
+// Jobs returns every job, in submission order.
+func (s *StateSnapshot) Jobs() []*model.Job {
+	return s.collectJobs("id")
+}
+
+// JobsInState returns the jobs in one state, in submission order.
+func (s *StateSnapshot) JobsInState(state string) []*model.Job {
+	return s.collectJobs("state", state)
+}
+
+// JobsOnHost returns the jobs whose mother superior is host, and a channel
+// that closes when that set changes (for agents' long polls).
+func (s *StateSnapshot) JobsOnHost(host string) ([]*model.Job, <-chan struct{}) {
+	it, err := s.txn.Get(tableJobs, "ms", host)
+	if err != nil {
+		return nil, nil
+	}
+	var out []*model.Job
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*model.Job))
+	}
+	sortJobs(out)
+	return out, it.WatchCh()
+}
+
+func (s *StateSnapshot) collectJobs(index string, args ...any) []*model.Job {
+	it, err := s.txn.Get(tableJobs, index, args...)
+	if err != nil {
+		return nil
+	}
+	var out []*model.Job
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*model.Job))
+	}
+	sortJobs(out)
+	return out
+}
+
+func sortJobs(jobs []*model.Job) {
+	sort.Slice(jobs, func(i, j int) bool { return jobs[i].Seq < jobs[j].Seq })
+}
+
+// JobByToken returns the job submitted with a token, or nil.
+func (s *StateSnapshot) JobByToken(token string) *model.Job {
+	raw, err := s.txn.First(tableJobs, "token", token)
+	if err != nil || raw == nil {
+		return nil
+	}
+	return raw.(*model.Job)
+}
+
+// Vnode returns a vnode by name, or nil.
+func (s *StateSnapshot) Vnode(name string) *model.Vnode {
+	raw, err := s.txn.First(tableVnodes, "id", name)
+	if err != nil || raw == nil {
+		return nil
+	}
+	return raw.(*model.Vnode)
+}
+
+// Vnodes returns every vnode in registration order (by name within a host,
+// hosts in name order, which is what pbsnodes shows).
+func (s *StateSnapshot) Vnodes() []*model.Vnode {
+	it, err := s.txn.Get(tableVnodes, "id")
+	if err != nil {
+		return nil
+	}
+	var out []*model.Vnode
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*model.Vnode))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return naturalLess(out[i].Name, out[j].Name) })
+	return out
+}
+
+// VnodesOnHost returns the vnodes of one host.
+func (s *StateSnapshot) VnodesOnHost(host string) []*model.Vnode {
+	it, err := s.txn.Get(tableVnodes, "host", host)
+	if err != nil {
+		return nil
+	}
+	var out []*model.Vnode
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*model.Vnode))
+	}
+	return out
+}
+
+// TableIndex returns the Raft index that last changed a table and a channel
+// closed on its next change.
+func (s *StateSnapshot) TableIndex(table string) (uint64, <-chan struct{}) {
+	ch, raw, err := s.txn.FirstWatch(tableIndexes, "id", table)
+	if err != nil || raw == nil {
+		return 0, ch
+	}
+	return raw.(*tableIndex).Index, ch
+}
+
+// naturalLess orders "node2" before "node10".
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := a[:da], b[:db]
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitRun(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}

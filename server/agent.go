@@ -1,0 +1,150 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// handleRegister records an agent's host and vnodes through Raft. Every
+// resource the agent advertises must be defined on the server, so a typo in
+// an agent's configuration is reported to that agent by name.
+func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	var req api.RegisterRequest
+	if err := decodeBody(r, &req); err != nil {
+		return nil, err
+	}
+	if req.Host == "" || len(req.Vnodes) == 0 {
+		return nil, &model.PBSError{Code: model.PBSEInvalidRequest, Msg: "Invalid request: registration needs a host and at least one vnode"}
+	}
+	cfg := s.state().Config()
+	var vnodes []*model.Vnode
+	for _, spec := range req.Vnodes {
+		v, err := vnodeFromSpec(req.Host, spec, cfg.Defs)
+		if err != nil {
+			return nil, err
+		}
+		vnodes = append(vnodes, v)
+	}
+	_, err := s.apply(&raftstore.RegisterHost{
+		Host: req.Host, BootID: req.BootID, Version: req.Version, Pcpus: req.Pcpus,
+		Vnodes: vnodes, Jobs: req.Jobs, Now: s.now().Unix(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.heard(req.Host)
+	return api.RegisterResponse{ServerName: cfg.Name, HeartbeatInterval: int(s.cfg.HeartbeatInterval.Milliseconds())}, nil
+}
+
+func vnodeFromSpec(host string, spec api.VnodeSpec, defs model.ResourceDefs) (*model.Vnode, error) {
+	if spec.Name == "" {
+		spec.Name = host
+	}
+	v := &model.Vnode{
+		Name: spec.Name, Host: host, Mom: host, Priority: spec.Priority, Sharing: spec.Sharing,
+		ProvisionEnable: spec.ProvEnable, CurrentAOE: spec.CurrentAOE,
+		Available: map[string]string{"host": host, "vnode": spec.Name},
+	}
+	for name, val := range spec.Resources {
+		d, ok := defs[name]
+		if !ok {
+			return nil, &model.PBSError{Code: model.PBSEUnknownResource, Msg: "Unknown resource: " + name + " (vnode " + spec.Name + "; define it on the server first)"}
+		}
+		norm, err := d.Normalize(val)
+		if err != nil {
+			return nil, model.Errorf(model.PBSEBadAttrVal, " resources_available.%s on vnode %s: %v", name, spec.Name, err)
+		}
+		if name != "host" && name != "vnode" {
+			v.Available[name] = norm
+		}
+	}
+	return v, nil
+}
+
+// handleHeartbeat notes that a host is alive. A host the server does not
+// know, or has marked down, is told to register again.
+func (s *Server) handleHeartbeat(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	var req api.HeartbeatRequest
+	if err := decodeBody(r, &req); err != nil {
+		return nil, err
+	}
+	vnodes := s.state().VnodesOnHost(req.Host)
+	if len(vnodes) == 0 {
+		return nil, model.Errorf(model.PBSEUnknownNode, "%s", req.Host)
+	}
+	for _, v := range vnodes {
+		if v.State&model.NodeDown != 0 || v.BootID != req.BootID {
+			return nil, model.Errorf(model.PBSEUnknownNode, "%s (register again)", req.Host)
+		}
+	}
+	s.heard(req.Host)
+	return nil, nil
+}
+
+func (s *Server) heard(host string) {
+	s.hbMu.Lock()
+	s.heartbeats[host] = s.now()
+	s.hbMu.Unlock()
+}
+
+// handleWork is the agents' long poll: it returns the jobs the host runs as
+// mother superior, at once when the agent's index is 0 or stale, otherwise
+// when that host's jobs change or the wait ends.
+func (s *Server) handleWork(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	q := r.URL.Query()
+	host := q.Get("host")
+	index, _ := strconv.ParseUint(q.Get("index"), 10, 64)
+	wait, err := time.ParseDuration(q.Get("wait"))
+	if err != nil || wait <= 0 || wait > 5*time.Minute {
+		wait = 30 * time.Second
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		snap := s.state()
+		jobs, watch := snap.JobsOnHost(host)
+		cur, _ := snap.TableIndex("jobs")
+		var running []*model.Job
+		for _, j := range jobs {
+			if j.IsRunning() {
+				running = append(running, j)
+			}
+		}
+		if index == 0 || index > cur {
+			return api.WorkResponse{Index: cur, Jobs: running}, nil
+		}
+		select {
+		case <-watch:
+			snap = s.state()
+			cur, _ = snap.TableIndex("jobs")
+			index = 0 // something on this host changed: answer now
+		case <-timer.C:
+			return api.WorkResponse{Index: cur, Jobs: running}, nil
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		}
+	}
+}
+
+// handleEvents commits a batch of job reports from one agent as one entry.
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	var req api.EventsRequest
+	if err := decodeBody(r, &req); err != nil {
+		return nil, err
+	}
+	cmd := &raftstore.JobEvents{Host: req.Host, Now: s.now().Unix()}
+	for _, e := range req.Events {
+		cmd.Events = append(cmd.Events, raftstore.JobEvent{
+			JobID: e.JobID, Kind: e.Kind, Run: e.Run, SessionID: e.SessionID,
+			Exit: e.Exit, Used: e.Used, Comment: e.Comment,
+		})
+	}
+	s.heard(req.Host)
+	_, err := s.apply(cmd)
+	return nil, err
+}

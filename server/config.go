@@ -1,0 +1,239 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// Config is the server's TOML configuration. docs/configuration.md lists
+// every key with its default; keep the two in step.
+type Config struct {
+	// Name is the server name in job ids ("<seq>.<name>"); default: the
+	// short host name.
+	Name string `toml:"name"`
+	// DataDir holds the Raft log, stable store and snapshots.
+	DataDir string `toml:"data_dir"`
+	// Socket is the Unix socket local commands connect to.
+	Socket string `toml:"socket"`
+	// APIAddr is the TCP address agents (and later other servers) use.
+	APIAddr string `toml:"api_addr"`
+	// RaftAddr is the Raft transport address.
+	RaftAddr string `toml:"raft_addr"`
+	// Secret (or SecretFile) authenticates agents.
+	Secret     string `toml:"secret"`
+	SecretFile string `toml:"secret_file"`
+	// LogFile receives the server's event log (tracejob reads it later);
+	// empty means stderr.
+	LogFile string `toml:"log_file"`
+
+	SnapshotThreshold uint64   `toml:"snapshot_threshold"`
+	SnapshotInterval  Duration `toml:"snapshot_interval"`
+	TrailingLogs      uint64   `toml:"trailing_logs"`
+	// FastRaft shrinks election timers (local clusters, tests).
+	FastRaft bool `toml:"fast_raft"`
+
+	// HeartbeatInterval is what agents are told to use; a host is marked
+	// down after NodeDownAfter without one.
+	HeartbeatInterval Duration `toml:"heartbeat_interval"`
+	NodeDownAfter     Duration `toml:"node_down_after"`
+	// SchedulerMinInterval coalesces triggers: cycles start at most this
+	// often. SchedulerIteration is the periodic cycle (scheduler_iteration).
+	SchedulerMinInterval Duration `toml:"scheduler_min_interval"`
+	SchedulerIteration   Duration `toml:"scheduler_iteration"`
+
+	// Replicated server attributes, applied by the leader when they differ
+	// from the replicated configuration.
+	JobHistoryEnable   bool                `toml:"job_history_enable"`
+	JobHistoryDuration Duration            `toml:"job_history_duration"`
+	QueryOtherJobs     bool                `toml:"query_other_jobs"`
+	Managers           []string            `toml:"managers"`
+	Operators          []string            `toml:"operators"`
+	AllowRootJobs      bool                `toml:"allow_root_jobs"`
+	NodeFailRequeue    Duration            `toml:"node_fail_requeue"`
+	DefaultQueue       string              `toml:"default_queue"`
+	Queues             []model.QueueConfig `toml:"queue"`
+	Resources          []model.ResourceDef `toml:"resource"`
+	DefaultChunk       map[string]string   `toml:"default_chunk"`
+	ResourcesDefault   map[string]string   `toml:"resources_default"`
+	MaxJobSequenceID   int64               `toml:"max_job_sequence_id"`
+	NodeSortKey        []string            `toml:"node_sort_key"`
+}
+
+// Duration is a time.Duration written as "10s" in TOML.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses "1m30s"; a bare number means seconds, as PBS writes
+// attribute durations.
+func (d *Duration) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if v, err := time.ParseDuration(s); err == nil {
+		d.Duration = v
+		return nil
+	}
+	if secs, err := model.ParseDuration(s); err == nil {
+		d.Duration = time.Duration(secs) * time.Second
+		return nil
+	}
+	return fmt.Errorf("%q is not a duration", s)
+}
+
+// MarshalText writes the duration back.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// DefaultConfig returns the defaults documented in docs/configuration.md.
+func DefaultConfig() *Config {
+	host, _ := os.Hostname()
+	if i := strings.IndexByte(host, '.'); i > 0 {
+		host = host[:i]
+	}
+	return &Config{
+		Name:                 host,
+		DataDir:              "/var/lib/strata/server",
+		Socket:               "/var/run/strata/strata.sock",
+		APIAddr:              "127.0.0.1:15001",
+		RaftAddr:             "127.0.0.1:15002",
+		SnapshotThreshold:    8192,
+		SnapshotInterval:     Duration{2 * time.Minute},
+		TrailingLogs:         10240,
+		HeartbeatInterval:    Duration{2 * time.Second},
+		NodeDownAfter:        Duration{10 * time.Second},
+		SchedulerMinInterval: Duration{20 * time.Millisecond},
+		SchedulerIteration:   Duration{10 * time.Minute},
+		JobHistoryEnable:     true,
+		JobHistoryDuration:   Duration{14 * 24 * time.Hour},
+		QueryOtherJobs:       true,
+		NodeFailRequeue:      Duration{310 * time.Second},
+		DefaultQueue:         "workq",
+		Queues:               []model.QueueConfig{{Name: "workq", Type: "execution", Enabled: true, Started: true}},
+		DefaultChunk:         map[string]string{"ncpus": "1"},
+		MaxJobSequenceID:     9999999,
+		NodeSortKey:          []string{"sort_priority HIGH"},
+	}
+}
+
+// LoadConfig reads a TOML file over the defaults. Unknown keys are errors,
+// so a typo is reported instead of silently ignored.
+func LoadConfig(path string) (*Config, error) {
+	cfg := DefaultConfig()
+	if path != "" {
+		md, err := toml.DecodeFile(path, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("config %s: %w", path, err)
+		}
+		if undec := md.Undecoded(); len(undec) > 0 {
+			return nil, fmt.Errorf("config %s: unknown key %q", path, undec[0].String())
+		}
+		base := filepath.Dir(path)
+		for _, p := range []*string{&cfg.DataDir, &cfg.Socket, &cfg.SecretFile, &cfg.LogFile} {
+			if *p != "" && !filepath.IsAbs(*p) {
+				*p = filepath.Join(base, *p)
+			}
+		}
+	}
+	if cfg.SecretFile != "" && cfg.Secret == "" {
+		b, err := os.ReadFile(cfg.SecretFile)
+		if err != nil {
+			return nil, fmt.Errorf("config key secret_file: %w", err)
+		}
+		cfg.Secret = strings.TrimSpace(string(b))
+	}
+	return cfg, cfg.Validate()
+}
+
+// Validate reports the first bad key by name.
+func (c *Config) Validate() error {
+	bad := func(key, why string) error { return fmt.Errorf("config key %s: %s", key, why) }
+	switch {
+	case c.Name == "" || strings.ContainsAny(c.Name, " @[]"):
+		return bad("name", fmt.Sprintf("%q is not a valid server name", c.Name))
+	case c.DataDir == "":
+		return bad("data_dir", "must be set")
+	case c.Socket == "":
+		return bad("socket", "must be set")
+	case c.Secret == "":
+		return bad("secret", "a cluster secret (secret or secret_file) is required for agents")
+	case c.HeartbeatInterval.Duration <= 0:
+		return bad("heartbeat_interval", "must be positive")
+	case c.NodeDownAfter.Duration <= c.HeartbeatInterval.Duration:
+		return bad("node_down_after", "must be longer than heartbeat_interval")
+	case c.SchedulerMinInterval.Duration < 0:
+		return bad("scheduler_min_interval", "must not be negative")
+	case c.SchedulerIteration.Duration <= 0:
+		return bad("scheduler_iteration", "must be positive")
+	case c.MaxJobSequenceID < 9999999 || c.MaxJobSequenceID > 999999999999:
+		return bad("max_job_sequence_id", "must be between 9999999 and 999999999999")
+	}
+	for _, addr := range []struct{ key, v string }{{"api_addr", c.APIAddr}, {"raft_addr", c.RaftAddr}} {
+		if !strings.Contains(addr.v, ":") {
+			return bad(addr.key, fmt.Sprintf("%q is not host:port", addr.v))
+		}
+	}
+	defs := model.BuiltinResources()
+	for _, r := range c.Resources {
+		if err := r.Validate(); err != nil {
+			return bad("resource", err.Error())
+		}
+		defs[r.Name] = r
+	}
+	queues := map[string]bool{}
+	for _, q := range c.Queues {
+		if q.Name == "" {
+			return bad("queue", "a queue needs a name")
+		}
+		if q.Type != "" && q.Type != "execution" {
+			return bad("queue", fmt.Sprintf("queue %s: only execution queues are supported", q.Name))
+		}
+		queues[q.Name] = true
+	}
+	if c.DefaultQueue != "" && !queues[c.DefaultQueue] {
+		return bad("default_queue", fmt.Sprintf("queue %q is not defined", c.DefaultQueue))
+	}
+	for key, m := range map[string]map[string]string{"default_chunk": c.DefaultChunk, "resources_default": c.ResourcesDefault} {
+		for name, v := range m {
+			d, ok := defs[name]
+			if !ok {
+				return bad(key+"."+name, "unknown resource")
+			}
+			if _, err := d.Normalize(v); err != nil {
+				return bad(key+"."+name, err.Error())
+			}
+		}
+	}
+	return nil
+}
+
+// ServerConfig turns the file's replicated attributes into the state's form.
+func (c *Config) ServerConfig() model.ServerConfig {
+	queues := map[string]model.QueueConfig{}
+	for _, q := range c.Queues {
+		if q.Type == "" {
+			q.Type = "execution"
+		}
+		queues[q.Name] = q
+	}
+	return model.ServerConfig{
+		Name:               c.Name,
+		Defs:               model.BuiltinResources().With(c.Resources...),
+		DefaultQueue:       c.DefaultQueue,
+		Queues:             queues,
+		JobHistoryEnable:   c.JobHistoryEnable,
+		JobHistoryDuration: int64(c.JobHistoryDuration.Seconds()),
+		QueryOtherJobs:     c.QueryOtherJobs,
+		Managers:           c.Managers,
+		Operators:          c.Operators,
+		AllowRoot:          c.AllowRootJobs,
+		NodeFailRequeue:    int64(c.NodeFailRequeue.Seconds()),
+		DefaultChunk:       c.DefaultChunk,
+		ResourcesDefault:   c.ResourcesDefault,
+		MaxJobSequenceID:   c.MaxJobSequenceID,
+		Scheduling:         true,
+		NodeSortKeys:       c.NodeSortKey,
+	}
+}

@@ -1,0 +1,205 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// maxBody bounds request bodies (a job script travels in one).
+const maxBody = 16 << 20
+
+type handler func(w http.ResponseWriter, r *http.Request, id *Identity) (any, error)
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	v := api.Version
+	mux.Handle("POST "+v+"/jobs", s.wrap(s.handleSubmit, false))
+	mux.Handle("GET "+v+"/jobs", s.wrap(s.handleJobs, false))
+	mux.Handle("POST "+v+"/jobs/{id}/delete", s.wrap(s.handleDelete, false))
+	mux.Handle("GET "+v+"/nodes", s.wrap(s.handleNodes, false))
+	mux.Handle("GET "+v+"/server", s.wrap(s.handleServer, false))
+	mux.Handle("POST "+v+"/agent/register", s.wrap(s.handleRegister, true))
+	mux.Handle("POST "+v+"/agent/heartbeat", s.wrap(s.handleHeartbeat, true))
+	mux.Handle("GET "+v+"/agent/work", s.wrap(s.handleWork, true))
+	mux.Handle("POST "+v+"/agent/events", s.wrap(s.handleEvents, true))
+	return mux
+}
+
+// wrap authenticates, runs the handler and writes its JSON answer or PBS
+// error. Agent routes require the cluster secret.
+func (s *Server) wrap(h handler, agentOnly bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := s.identify(r)
+		if err == nil && agentOnly && !id.Agent {
+			err = model.Errorf(model.PBSEPerm, "(agent routes need the cluster secret)")
+		}
+		var out any
+		if err == nil {
+			out, err = h(w, r, id)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if err != nil {
+			pe, ok := model.AsPBSError(err)
+			if !ok {
+				s.logger.Printf("%s %s: %v", r.Method, r.URL.Path, err)
+				pe = &model.PBSError{Code: model.PBSESystem, Msg: model.Message(model.PBSESystem) + err.Error()}
+			}
+			w.WriteHeader(statusFor(pe.Code))
+			json.NewEncoder(w).Encode(pe)
+			return
+		}
+		if out == nil {
+			out = struct{}{}
+		}
+		json.NewEncoder(w).Encode(out)
+	})
+}
+
+func statusFor(code int) int {
+	switch code {
+	case model.PBSEUnknownJobID, model.PBSEUnknownNode, model.PBSEUnknownQueue, model.PBSEUnknownResvID:
+		return http.StatusNotFound
+	case model.PBSEPerm:
+		return http.StatusForbidden
+	case model.PBSENotLeader:
+		return http.StatusServiceUnavailable
+	case model.PBSESystem:
+		return http.StatusInternalServerError
+	}
+	return http.StatusBadRequest
+}
+
+func decodeBody(r *http.Request, v any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return fmt.Errorf("read request: %w", err)
+	}
+	if len(body) > maxBody {
+		return &model.PBSError{Code: model.PBSEInvalidRequest, Msg: "Invalid request: body too large"}
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return &model.PBSError{Code: model.PBSEInvalidRequest, Msg: "Invalid request: " + err.Error()}
+	}
+	return nil
+}
+
+// --- commands' routes -------------------------------------------------------
+
+func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	var req api.SubmitRequest
+	if err := decodeBody(r, &req); err != nil {
+		return nil, err
+	}
+	cfg := s.state().Config()
+	job, err := buildJob(&req, id, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.apply(&raftstore.SubmitJob{Job: job, Now: s.now().Unix()})
+	if err != nil {
+		return nil, err
+	}
+	return api.SubmitResponse{JobID: resp.(string)}, nil
+}
+
+// handleJobs answers qstat. With ids, each must exist (and be unfinished
+// unless history was asked for); without, every visible job is listed.
+func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	snap := s.state()
+	cfg := snap.Config()
+	history := r.URL.Query().Get("history") != ""
+	ids := r.URL.Query()["id"]
+	seeAll := cfg.QueryOtherJobs || isOperator(id, &cfg)
+	var jobs []*model.Job
+	if len(ids) > 0 {
+		for _, jid := range ids {
+			j := snap.Job(jid)
+			if j == nil {
+				return nil, model.Err(model.PBSEUnknownJobID)
+			}
+			if !seeAll && j.User != id.User {
+				return nil, model.Err(model.PBSEPerm)
+			}
+			if j.IsFinished() && !history {
+				return nil, model.Err(model.PBSEHistJobID)
+			}
+			jobs = append(jobs, j)
+		}
+	} else {
+		for _, j := range snap.Jobs() {
+			if (j.IsFinished() && !history) || (!seeAll && j.User != id.User) {
+				continue
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	out := make([]*model.Job, len(jobs))
+	for i, j := range jobs {
+		c := *j
+		c.Script, c.Token = "", ""
+		out[i] = &c
+	}
+	return api.JobsResponse{Server: s.serverInfo(snap), Jobs: out}, nil
+}
+
+func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	var req api.DeleteRequest
+	if err := decodeBody(r, &req); err != nil {
+		return nil, err
+	}
+	jid := r.PathValue("id")
+	snap := s.state()
+	cfg := snap.Config()
+	j := snap.Job(jid)
+	if j == nil {
+		return nil, model.Err(model.PBSEUnknownJobID)
+	}
+	if !mayModify(id, j, &cfg) {
+		return nil, model.Err(model.PBSEPerm)
+	}
+	_, err := s.apply(&raftstore.DeleteJob{JobID: jid, Requestor: id.User + "@" + id.Host, Force: req.Force, Purge: req.Purge, Now: s.now().Unix()})
+	return nil, err
+}
+
+func (s *Server) handleNodes(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	snap := s.state()
+	return api.NodesResponse{Server: s.serverInfo(snap), Vnodes: snap.Vnodes()}, nil
+}
+
+func (s *Server) handleServer(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	return s.serverInfo(s.state()), nil
+}
+
+func (s *Server) serverInfo(snap *raftstore.StateSnapshot) api.ServerInfo {
+	cfg := snap.Config()
+	info := api.ServerInfo{
+		Name:       cfg.Name,
+		Version:    api.PBSVersion,
+		Leader:     s.node.IsLeader(),
+		State:      "Active",
+		Defs:       cfg.Defs,
+		History:    cfg.JobHistoryEnable,
+		DefaultQ:   cfg.DefaultQueue,
+		StateCount: map[string]int{},
+	}
+	if info.Name == "" {
+		info.Name = s.cfg.Name
+	}
+	for _, name := range model.SortedKeys(cfg.Queues) {
+		q := cfg.Queues[name]
+		info.Queues = append(info.Queues, api.QueueInfo{Name: q.Name, Type: q.Type, Priority: q.Priority, Enabled: q.Enabled, Started: q.Started})
+	}
+	for _, j := range snap.Jobs() {
+		if !j.IsFinished() {
+			info.TotalJobs++
+			info.StateCount[j.State]++
+		}
+	}
+	return info
+}

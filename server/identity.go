@@ -1,0 +1,111 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"net"
+	"net/http"
+	"os/user"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// Identity is who made a request. Local users are identified by the kernel
+// (SO_PEERCRED on the Unix socket), agents by the cluster secret; nothing a
+// client writes in a request body can change it.
+type Identity struct {
+	User  string
+	UID   int
+	GID   int
+	Group string
+	Host  string
+	Agent bool
+}
+
+type connKey struct{}
+
+// saveConn stores the connection in the request context so handlers can read
+// the peer's credentials.
+func saveConn(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
+// identify authenticates a request.
+func (s *Server) identify(r *http.Request) (*Identity, error) {
+	conn, _ := r.Context().Value(connKey{}).(net.Conn)
+	if uc, ok := conn.(*net.UnixConn); ok {
+		return peerIdentity(uc, s.hostname)
+	}
+	auth := r.Header.Get("Authorization")
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	if ok && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.Secret)) == 1 {
+		return &Identity{User: "root", Agent: true}, nil
+	}
+	return nil, model.Err(model.PBSEPerm)
+}
+
+func peerIdentity(uc *net.UnixConn, host string) (*Identity, error) {
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return nil, fmt.Errorf("peer credentials: %w", err)
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return nil, err
+	}
+	if credErr != nil {
+		return nil, fmt.Errorf("peer credentials: %w", credErr)
+	}
+	id := &Identity{UID: int(cred.Uid), GID: int(cred.Gid), Host: host}
+	if u, err := user.LookupId(strconv.Itoa(id.UID)); err == nil {
+		id.User = u.Username
+		if gid, err := strconv.Atoi(u.Gid); err == nil {
+			id.GID = gid
+		}
+	} else {
+		id.User = strconv.Itoa(id.UID)
+	}
+	if g, err := user.LookupGroupId(strconv.Itoa(id.GID)); err == nil {
+		id.Group = g.Name
+	} else {
+		id.Group = strconv.Itoa(id.GID)
+	}
+	return id, nil
+}
+
+// isManager reports whether the identity may manage the server: root, or a
+// user named in managers (as user or user@host).
+func isManager(id *Identity, cfg *model.ServerConfig) bool {
+	if id.Agent || id.UID == 0 {
+		return true
+	}
+	return listed(id, cfg.Managers)
+}
+
+// isOperator reports operator (or manager) rights.
+func isOperator(id *Identity, cfg *model.ServerConfig) bool {
+	return isManager(id, cfg) || listed(id, cfg.Operators)
+}
+
+func listed(id *Identity, names []string) bool {
+	for _, m := range names {
+		name, _, _ := strings.Cut(m, "@")
+		if name == id.User {
+			return true
+		}
+	}
+	return false
+}
+
+// mayModify reports whether the identity may alter or delete a job.
+func mayModify(id *Identity, j *model.Job, cfg *model.ServerConfig) bool {
+	return j.User == id.User || isOperator(id, cfg)
+}

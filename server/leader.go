@@ -1,0 +1,159 @@
+package server
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore"
+)
+
+// watchLeadership starts the leader loops when this server becomes leader
+// and stops them when it loses leadership. Every loop works from replicated
+// state alone, so a new leader picks up exactly where the old one stopped.
+func (s *Server) watchLeadership(ctx context.Context) {
+	var wg sync.WaitGroup
+	stop := func() {}
+	defer func() { stop() }()
+	ch := s.node.Raft.LeaderCh()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case leader := <-ch:
+			stop()
+			if !leader {
+				s.logger.Printf("lost leadership")
+				continue
+			}
+			// The FSM may lag the log just after an election; a barrier
+			// makes it current before we act on it.
+			if err := s.node.Raft.Barrier(10 * time.Second).Error(); err != nil {
+				s.logger.Printf("leader barrier: %v", err)
+				continue
+			}
+			s.logger.Printf("became leader")
+			lctx, cancel := context.WithCancel(ctx)
+			stop = func() { cancel(); wg.Wait(); stop = func() {} }
+			s.resetHeartbeats()
+			s.syncConfig()
+			for _, loop := range []func(context.Context){s.schedulerLoop, s.janitorLoop, s.historyLoop} {
+				wg.Add(1)
+				go func(f func(context.Context)) { defer wg.Done(); f(lctx) }(loop)
+			}
+		}
+	}
+}
+
+// syncConfig commits the configuration file's server attributes when they
+// differ from the replicated ones (the file is authoritative until qmgr
+// takes over configuration).
+func (s *Server) syncConfig() {
+	want := s.cfg.ServerConfig()
+	have := s.state().Config()
+	if reflect.DeepEqual(want, have) {
+		return
+	}
+	if _, err := s.apply(&raftstore.SetServerConfig{Config: want, Now: s.now().Unix()}); err != nil {
+		s.logger.Printf("commit server configuration: %v", err)
+	}
+}
+
+// resetHeartbeats gives every known host a full grace period: a new leader
+// has no heartbeat history and must not mark healthy hosts down.
+func (s *Server) resetHeartbeats() {
+	now := s.now()
+	s.hbMu.Lock()
+	defer s.hbMu.Unlock()
+	s.heartbeats = map[string]time.Time{}
+	for _, v := range s.state().Vnodes() {
+		s.heartbeats[v.Host] = now
+	}
+}
+
+// janitorLoop marks silent hosts down and requeues the jobs of hosts that
+// stay down longer than node_fail_requeue.
+func (s *Server) janitorLoop(ctx context.Context) {
+	tick := time.NewTicker(s.cfg.HeartbeatInterval.Duration / 2)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		s.markSilentHostsDown()
+		s.requeueJobsOnDeadHosts()
+	}
+}
+
+func (s *Server) markSilentHostsDown() {
+	now := s.now()
+	down := map[string]bool{}
+	for _, v := range s.state().Vnodes() {
+		if v.State&model.NodeDown != 0 || down[v.Host] {
+			continue
+		}
+		s.hbMu.Lock()
+		last, ok := s.heartbeats[v.Host]
+		if !ok {
+			s.heartbeats[v.Host] = now
+			last = now
+		}
+		s.hbMu.Unlock()
+		if now.Sub(last) > s.cfg.NodeDownAfter.Duration {
+			down[v.Host] = true
+		}
+	}
+	for host := range down {
+		s.logger.Printf("host %s missed heartbeats: marking down", host)
+		if _, err := s.apply(&raftstore.HostDown{Host: host, Comment: "node down: communication closed", Now: now.Unix()}); err != nil {
+			s.logger.Printf("mark %s down: %v", host, err)
+		}
+	}
+}
+
+func (s *Server) requeueJobsOnDeadHosts() {
+	snap := s.state()
+	limit := snap.Config().NodeFailRequeue
+	if limit <= 0 {
+		return
+	}
+	now := s.now().Unix()
+	var ids []string
+	for _, j := range snap.JobsInState(model.StateRunning) {
+		for _, v := range snap.VnodesOnHost(j.MSHost) {
+			if v.State&model.NodeDown != 0 && now-v.LastStateChange >= limit {
+				ids = append(ids, j.ID)
+				break
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	s.logger.Printf("requeueing %d jobs whose mother superior is down", len(ids))
+	if _, err := s.apply(&raftstore.RequeueJobs{JobIDs: ids, Comment: "mother superior down longer than node_fail_requeue", Now: now}); err != nil {
+		s.logger.Printf("requeue jobs: %v", err)
+	}
+}
+
+// historyLoop purges finished jobs older than job_history_duration.
+func (s *Server) historyLoop(ctx context.Context) {
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		cfg := s.state().Config()
+		now := s.now().Unix()
+		if _, err := s.apply(&raftstore.PurgeHistory{Before: now - cfg.JobHistoryDuration, Now: now}); err != nil {
+			s.logger.Printf("purge history: %v", err)
+		}
+	}
+}

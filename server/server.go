@@ -1,0 +1,165 @@
+// Package server is Strata's PBS server: the API that commands and agents
+// talk to, the job, node and configuration lifecycle on top of the Raft
+// state, and the loops only the leader runs (scheduler, heartbeat janitor,
+// requeue of jobs on dead nodes, history purge).
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore"
+)
+
+// Server is one Strata server process.
+type Server struct {
+	cfg      *Config
+	logger   *log.Logger
+	hostname string
+	node     *raftstore.Node
+	fsm      *raftstore.FSM
+
+	// trigger wakes the scheduler loop; capacity 1 coalesces bursts.
+	trigger chan struct{}
+	// heartbeats holds when each host was last heard from. It lives only
+	// in the leader's memory: heartbeats never enter the Raft log.
+	hbMu       sync.Mutex
+	heartbeats map[string]time.Time
+	now        func() time.Time
+}
+
+// New prepares a server; Run starts it.
+func New(cfg *Config, logOut io.Writer) *Server {
+	host, _ := os.Hostname()
+	return &Server{
+		cfg:        cfg,
+		logger:     log.New(logOut, "", log.LstdFlags|log.Lmicroseconds),
+		hostname:   host,
+		trigger:    make(chan struct{}, 1),
+		heartbeats: map[string]time.Time{},
+		now:        time.Now,
+	}
+}
+
+// Run opens the Raft node, serves the API and runs the leader loops until
+// ctx ends.
+func (s *Server) Run(ctx context.Context) error {
+	fsm, err := raftstore.NewFSM(s.logger, s.onApply)
+	if err != nil {
+		return err
+	}
+	s.fsm = fsm
+	node, err := raftstore.Open(raftstore.Config{
+		DataDir:           filepath.Join(s.cfg.DataDir, "raft"),
+		BindAddr:          s.cfg.RaftAddr,
+		Bootstrap:         true,
+		SnapshotThreshold: s.cfg.SnapshotThreshold,
+		SnapshotInterval:  s.cfg.SnapshotInterval.Duration,
+		TrailingLogs:      s.cfg.TrailingLogs,
+		LogOutput:         s.logger.Writer(),
+		Fast:              s.cfg.FastRaft,
+	}, fsm)
+	if err != nil {
+		return err
+	}
+	s.node = node
+	defer node.Shutdown()
+
+	unixLn, err := listenUnix(s.cfg.Socket)
+	if err != nil {
+		return err
+	}
+	tcpLn, err := net.Listen("tcp", s.cfg.APIAddr)
+	if err != nil {
+		unixLn.Close()
+		return fmt.Errorf("listen on api_addr %s: %w", s.cfg.APIAddr, err)
+	}
+	srv := &http.Server{Handler: s.routes(), ConnContext: saveConn, ErrorLog: s.logger}
+	errc := make(chan error, 2)
+	for _, ln := range []net.Listener{unixLn, tcpLn} {
+		ln := ln
+		go func() { errc <- srv.Serve(ln) }()
+	}
+	s.logger.Printf("server %s: api on %s and %s, raft on %s", s.cfg.Name, s.cfg.Socket, s.cfg.APIAddr, s.cfg.RaftAddr)
+
+	go s.watchLeadership(ctx)
+
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	srv.Shutdown(shutCtx)
+	os.Remove(s.cfg.Socket)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// listenUnix opens the local socket with permissions that let every local
+// user connect: identity comes from peer credentials, not from the file mode.
+func listenUnix(path string) (net.Listener, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("socket directory: %w", err)
+	}
+	if c, err := net.Dial("unix", path); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("socket %s: another server is already listening", path)
+	}
+	os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen on socket %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o666); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("socket permissions: %w", err)
+	}
+	return ln, nil
+}
+
+// state returns a consistent read view of the replicated state.
+func (s *Server) state() *raftstore.StateSnapshot { return s.fsm.State().Snapshot() }
+
+// apply commits a command through Raft; only the leader can.
+func (s *Server) apply(cmd raftstore.Command) (any, error) {
+	if !s.node.IsLeader() {
+		return nil, model.Err(model.PBSENotLeader)
+	}
+	resp, err := s.node.Apply(cmd, 10*time.Second)
+	if errors.Is(err, raftstore.ErrNotLeader) {
+		return nil, model.Err(model.PBSENotLeader)
+	}
+	return resp, err
+}
+
+// onApply runs after every committed batch (on every server); changes that
+// can let a job start wake the scheduler.
+func (s *Server) onApply(types []raftstore.MessageType) {
+	for _, t := range types {
+		if t != raftstore.ApplyPlanType && t != raftstore.PurgeHistoryType {
+			s.kick()
+			return
+		}
+	}
+}
+
+// kick asks for a scheduling cycle without blocking.
+func (s *Server) kick() {
+	select {
+	case s.trigger <- struct{}{}:
+	default:
+	}
+}

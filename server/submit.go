@@ -1,0 +1,201 @@
+package server
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+var jobNameRE = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,230}$`)
+
+// buildJob validates a submission and turns it into the job the FSM will
+// store: owner from the authenticated identity, queue and resource defaults
+// applied, select/place normalized, Resource_List totals derived. The FSM
+// assigns the id and the default output paths.
+func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*model.Job, error) {
+	if id.UID == 0 && !cfg.AllowRoot {
+		return nil, model.Errorf(model.PBSEPerm, "(root may not submit jobs; set allow_root_jobs)")
+	}
+	if req.Script == "" && len(req.Argv) == 0 {
+		return nil, &model.PBSError{Code: model.PBSEInvalidRequest, Msg: "Invalid request: the job has no script and no command"}
+	}
+	queue := req.Queue
+	if queue == "" {
+		queue = cfg.DefaultQueue
+		if queue == "" {
+			return nil, model.Err(model.PBSENoDefaultQueue)
+		}
+	}
+	q, ok := cfg.Queues[queue]
+	if !ok {
+		return nil, model.Err(model.PBSEUnknownQueue)
+	}
+	if !q.Enabled {
+		return nil, model.Err(model.PBSEQueueNotEnabled)
+	}
+	name := req.Name
+	if name == "" {
+		name = "STDIN"
+	}
+	if !jobNameRE.MatchString(name) {
+		return nil, model.Errorf(model.PBSEBadAttrVal, " Job_Name")
+	}
+	if req.Priority < -1024 || req.Priority > 1023 {
+		return nil, model.Errorf(model.PBSEBadAttrVal, " Priority")
+	}
+	for _, pair := range []struct{ v, attr string }{{req.Join, "Join_Path"}, {req.Keep, "Keep_Files"}} {
+		if pair.v != "" && !regexp.MustCompile(`^(n|oe|eo|o|e|d|od|ed|oed|dn)$`).MatchString(pair.v) {
+			return nil, model.Errorf(model.PBSEBadAttrVal, " %s", pair.attr)
+		}
+	}
+	list, sel, place, err := resolveResources(req.Resources, cfg)
+	if err != nil {
+		return nil, err
+	}
+	j := &model.Job{
+		Name:         name,
+		Owner:        id.User + "@" + orDefault(req.SubmitHost, id.Host),
+		User:         id.User,
+		Group:        id.Group,
+		UID:          id.UID,
+		GID:          id.GID,
+		Queue:        queue,
+		Priority:     req.Priority,
+		Hold:         "n",
+		Join:         orDefault(req.Join, "n"),
+		Keep:         orDefault(req.Keep, "n"),
+		Rerun:        req.Rerunable == nil || *req.Rerunable,
+		Output:       req.Output,
+		Error:        req.Error,
+		Shell:        req.Shell,
+		Account:      req.Account,
+		Project:      orDefault(req.Project, "_pbs_project_default"),
+		Mail:         orDefault(req.MailPoints, "a"),
+		MailTo:       req.MailUsers,
+		Checkpt:      "u",
+		ResourceList: list,
+		Select:       sel,
+		Place:        place,
+		Env:          req.Env,
+		Script:       req.Script,
+		Argv:         req.Argv,
+		SubmitArgs:   req.SubmitArgs,
+		SubmitHost:   orDefault(req.SubmitHost, id.Host),
+		Token:        req.Token,
+	}
+	if req.Hold != "" {
+		if strings.Trim(req.Hold, "uos") != "" {
+			return nil, model.Errorf(model.PBSEBadAttrVal, " Hold_Types")
+		}
+		j.Hold = req.Hold
+	}
+	if j.EnvValue("PBS_O_WORKDIR") == "" {
+		j.Env = append(j.Env, model.EnvVar{Name: "PBS_O_WORKDIR", Value: req.Workdir})
+	}
+	return j, nil
+}
+
+// resolveResources applies the PBS rules for -l: job-wide resources are
+// normalized; a select is parsed into chunks (chunk defaults added); without
+// a select the host-level job-wide resources become "1:<them>" with
+// place=pack; Resource_List gets ncpus, mem and nodect totals.
+func resolveResources(in map[string]string, cfg *model.ServerConfig) (map[string]string, model.Select, model.Place, error) {
+	defs := cfg.Defs
+	list := map[string]string{}
+	var hostLevel []string
+	for _, name := range model.SortedKeys(in) {
+		v := in[name]
+		if name == "select" || name == "place" {
+			continue
+		}
+		if name == "nodes" {
+			return nil, nil, model.Place{}, &model.PBSError{Code: model.PBSEBadAttrVal, Msg: "Illegal attribute or resource value Resource_List.nodes (nodes= is not supported yet; use select)"}
+		}
+		d, ok := defs[name]
+		if !ok {
+			return nil, nil, model.Place{}, model.Errorf(model.PBSEUnknownResource, " Resource_List.%s", name)
+		}
+		norm, err := d.Normalize(v)
+		if err != nil {
+			return nil, nil, model.Place{}, model.Errorf(model.PBSEBadAttrVal, " Resource_List.%s", name)
+		}
+		list[name] = norm
+		if d.HostLevel() {
+			hostLevel = append(hostLevel, name)
+		}
+	}
+	selText, hasSelect := in["select"]
+	placeText, hasPlace := in["place"]
+	if hasPlace && !hasSelect {
+		return nil, nil, model.Place{}, &model.PBSError{Code: model.PBSEBadAttrVal, Msg: `Cannot have "place" without "select"`}
+	}
+	if hasSelect && len(hostLevel) > 0 {
+		return nil, nil, model.Place{}, &model.PBSError{Code: model.PBSEBadAttrVal, Msg: `"-lresource=" cannot be used with "select" or "place", resource is: ` + hostLevel[0]}
+	}
+	var place model.Place
+	if hasSelect {
+		if hasPlace {
+			p, err := model.ParsePlace(placeText)
+			if err != nil {
+				return nil, nil, place, err
+			}
+			place = p
+		} else {
+			place = model.Place{Arrangement: model.PlaceFree}
+		}
+	} else {
+		// Old-style job-wide request: it becomes one chunk.
+		var parts []string
+		for _, name := range hostLevel {
+			parts = append(parts, name+"="+list[name])
+			delete(list, name)
+		}
+		if len(parts) == 0 {
+			parts = []string{"ncpus=1"}
+		}
+		selText = "1:" + strings.Join(parts, ":")
+		place = model.Place{Arrangement: model.PlacePack}
+	}
+	sel, err := model.ParseSelect(selText, defs)
+	if err != nil {
+		return nil, nil, place, err
+	}
+	list["select"] = sel.String()
+	list["place"] = place.String()
+	for _, name := range model.SortedKeys(cfg.ResourcesDefault) {
+		if _, ok := list[name]; !ok {
+			if d, ok := defs[name]; ok && !d.HostLevel() {
+				list[name], _ = d.Normalize(cfg.ResourcesDefault[name])
+			}
+		}
+	}
+	sched := make(model.Select, len(sel))
+	for i, c := range sel {
+		for _, name := range model.SortedKeys(cfg.DefaultChunk) {
+			c, err = c.WithDefault(name, cfg.DefaultChunk[name], defs)
+			if err != nil {
+				return nil, nil, place, fmt.Errorf("default_chunk.%s: %w", name, err)
+			}
+		}
+		sched[i] = c
+	}
+	if n := sched.Total("ncpus"); n > 0 {
+		list["ncpus"] = strconv.FormatInt(int64(n), 10)
+	}
+	if m := sched.Total("mem"); m > 0 {
+		list["mem"] = model.FormatSize(int64(m))
+	}
+	list["nodect"] = strconv.Itoa(sched.NodeCount())
+	return list, sched, place, nil
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}

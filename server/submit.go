@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -148,7 +149,9 @@ func resolveResources(in map[string]string, cfg *model.ServerConfig) (map[string
 			place = model.Place{Arrangement: model.PlaceFree}
 		}
 	} else {
-		// Old-style job-wide request: it becomes one chunk.
+		// Old-style job-wide request: it becomes one chunk, ncpus and mem
+		// first as PBS writes them.
+		sort.SliceStable(hostLevel, func(a, b int) bool { return chunkOrder(hostLevel[a]) < chunkOrder(hostLevel[b]) })
 		var parts []string
 		for _, name := range hostLevel {
 			parts = append(parts, name+"="+list[name])
@@ -191,6 +194,16 @@ func resolveResources(in map[string]string, cfg *model.ServerConfig) (map[string
 	}
 	list["nodect"] = strconv.Itoa(sched.NodeCount())
 	return list, sched, place, nil
+}
+
+func chunkOrder(name string) int {
+	switch name {
+	case "ncpus":
+		return 0
+	case "mem":
+		return 1
+	}
+	return 2
 }
 
 func orDefault(v, d string) string {

@@ -25,7 +25,8 @@ demo: build
 	@sh docs/demo.sh $(DEMODIR)
 
 bench: build
-	$(GO) run ./cmd/strata bench --out docs/performance.md
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./scheduler/ ./raftstore/ | tee /tmp/strata-gobench.txt
+	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --out docs/performance.md
 
 clean:
 	rm -rf $(BIN)

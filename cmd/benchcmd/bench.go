@@ -237,11 +237,11 @@ func rss(pid string) int64 {
 }
 
 func machine() string {
-	model := "unknown CPU"
+	cpu := "unknown CPU"
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if strings.HasPrefix(line, "model name") {
-				model = strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
+				cpu = strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
 				break
 			}
 		}
@@ -254,7 +254,7 @@ func machine() string {
 			mem = fmt.Sprintf(", %.0f GiB RAM", float64(kb)/(1<<20))
 		}
 	}
-	return fmt.Sprintf("%d cores (%s)%s, %s, %s/%s", runtime.NumCPU(), model, mem, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("%d cores (%s)%s, %s, %s/%s", runtime.NumCPU(), cpu, mem, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 func report(results []result, gobench string) string {

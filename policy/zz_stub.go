@@ -1,4 +1,0 @@
-package policy
-
-func ParseNodeSortKeys(s []string) ([]NodeSortKey, error) { return nil, nil }
-func DefaultNodeSortKeys() []NodeSortKey                  { return nil }

@@ -40,7 +40,11 @@ type chunkReq struct {
 	matchers   []matcher
 	// allowed is the non-consumable match per vnode; nil when the chunk
 	// has no constraints (every vnode matches).
-	allowed  []bool
+	allowed []bool
+	// cands lists the only vnodes allowed when the chunk names a host or
+	// vnode (found by index, so pinned jobs cost no full scan); nil
+	// otherwise.
+	cands    []int
 	mpiprocs int
 	// cur is shared by every class with the same chunk text and sharing,
 	// since "cannot hold one copy" depends on nothing else.
@@ -61,9 +65,33 @@ type cursor struct {
 	host  int
 }
 
-// classKey identifies a job's equivalence class.
-func classKey(j *model.Job) string {
-	return j.Select.String() + "|" + j.Place.String() + "|" + j.Queue
+// classKey identifies a job's equivalence class: the normalized select, the
+// place and the queue.
+func classKey(j *model.Job) string { return string(appendClassKey(nil, j)) }
+
+// appendClassKey writes the class key into b; the hot path reuses one
+// buffer so that looking up a known class allocates nothing.
+func appendClassKey(b []byte, j *model.Job) []byte {
+	for i, ch := range j.Select {
+		if i > 0 {
+			b = append(b, '+')
+		}
+		b = strconv.AppendInt(b, int64(ch.Count), 10)
+		for _, r := range ch.Res {
+			b = append(b, ':')
+			b = append(b, r.Name...)
+			b = append(b, '=')
+			b = append(b, r.Value...)
+		}
+	}
+	b = append(b, '|')
+	b = append(b, j.Place.Arrangement...)
+	b = append(b, ':')
+	b = append(b, j.Place.Sharing...)
+	b = append(b, ':')
+	b = append(b, j.Place.Group...)
+	b = append(b, '|')
+	return append(b, j.Queue...)
 }
 
 // compileClass turns a job's request into a class.
@@ -104,9 +132,24 @@ func (c *cycle) compileClass(key string, j *model.Job) *class {
 		}
 		cr.matchers = compileMatchers(ch, c.defs)
 		if len(cr.matchers) > 0 {
+			cr.cands = c.pinned(cr.matchers)
 			cr.allowed = make([]bool, len(st.vnodes))
-			for v, vn := range st.vnodes {
-				cr.allowed[v] = matchAll(cr.matchers, vn)
+			if cr.cands != nil {
+				var kept []int
+				for _, v := range cr.cands {
+					if matchAll(cr.matchers, st.vnodes[v]) {
+						cr.allowed[v] = true
+						kept = append(kept, v)
+					}
+				}
+				cr.cands = kept
+				if kept == nil {
+					cr.cands = []int{}
+				}
+			} else {
+				for v, vn := range st.vnodes {
+					cr.allowed[v] = matchAll(cr.matchers, vn)
+				}
 			}
 		}
 		cr.cur = c.cursorFor(ch, j.Place.Sharing)
@@ -114,6 +157,26 @@ func (c *cycle) compileClass(key string, j *model.Job) *class {
 	}
 	cl.orders = chunkOrders(cl.chunks, st)
 	return cl
+}
+
+// pinned returns the vnodes a host= or vnode= constraint allows, from the
+// name indexes, or nil when the chunk names neither.
+func (c *cycle) pinned(ms []matcher) []int {
+	for _, m := range ms {
+		switch m.kind {
+		case matchVnode:
+			if v, ok := c.st.index[m.value]; ok {
+				return []int{v}
+			}
+			return []int{}
+		case matchHost:
+			if vs := c.st.byHost[m.value]; vs != nil {
+				return vs
+			}
+			return []int{}
+		}
+	}
+	return nil
 }
 
 // cursorFor returns the shared cursor of a chunk shape.

@@ -94,6 +94,17 @@ func (c *cycle) notNow(cl *class) string {
 	return msgNoFreeNodes
 }
 
+// all lists every vnode index, built once per cycle when needed.
+func (c *cycle) all() []int {
+	if c.allIdx == nil {
+		c.allIdx = make([]int, len(c.st.vnodes))
+		for v := range c.allIdx {
+			c.allIdx[v] = v
+		}
+	}
+	return c.allIdx
+}
+
 // chunkView summarizes the vnodes a chunk's constraints allow: the first
 // one in a state that takes no jobs, whether any is eligible, whether any is
 // usable by this class now, and the free and total amounts of each resource
@@ -108,7 +119,11 @@ type chunkView struct {
 func (c *cycle) viewChunk(cl *class, ch *chunkReq) chunkView {
 	st := c.st
 	w := chunkView{firstBad: -1, free: make([]float64, len(ch.need)), capa: make([]float64, len(ch.need))}
-	for v := range st.vnodes {
+	vs := ch.cands
+	if vs == nil {
+		vs = c.all()
+	}
+	for _, v := range vs {
 		if ch.allowed != nil && !ch.allowed[v] {
 			continue
 		}

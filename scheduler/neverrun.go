@@ -28,7 +28,7 @@ func (c *cycle) neverRun(cl *class) (string, bool) {
 		if msg, never := c.unmatched(ch); never {
 			return msg, true
 		}
-		best := c.bestUnits(ch, units)
+		best := c.bestUnits(ch, c.chunkUnits(cl, ch, units))
 		if best.fit == 0 {
 			if r, ok := best.short(ch); ok {
 				name := st.names[ch.need[r].r]
@@ -58,12 +58,44 @@ func (c *cycle) neverRun(cl *class) (string, bool) {
 // host's vnodes together when chunks may be split.
 func (c *cycle) units(cl *class) [][]int {
 	st := c.st
-	if cl.split || (cl.arrangement == model.PlacePack && st.multi) {
+	if c.hostUnits(cl) {
 		return st.hosts
 	}
-	out := make([][]int, len(st.vnodes))
-	for v := range st.vnodes {
-		out[v] = []int{v}
+	if c.singles == nil {
+		idx := make([]int, len(st.vnodes))
+		c.singles = make([][]int, len(st.vnodes))
+		for v := range idx {
+			idx[v] = v
+			c.singles[v] = idx[v : v+1 : v+1]
+		}
+	}
+	return c.singles
+}
+
+// hostUnits reports whether a class is judged per host rather than per
+// vnode: chunks may be split across a host's vnodes, or pack needs one host.
+func (c *cycle) hostUnits(cl *class) bool {
+	return cl.split || (cl.arrangement == model.PlacePack && c.st.multi)
+}
+
+// chunkUnits narrows units to those holding a pinned chunk's candidates.
+func (c *cycle) chunkUnits(cl *class, ch *chunkReq, units [][]int) [][]int {
+	if ch.cands == nil {
+		return units
+	}
+	st := c.st
+	var out [][]int
+	seen := map[int]bool{}
+	for _, v := range ch.cands {
+		if c.hostUnits(cl) {
+			h := st.hostOf[v]
+			if !seen[h] {
+				seen[h] = true
+				out = append(out, st.hosts[h])
+			}
+			continue
+		}
+		out = append(out, []int{v})
 	}
 	return out
 }
@@ -138,6 +170,19 @@ func (c *cycle) unmatched(ch *chunkReq) (string, bool) {
 		}
 	}
 	cands := c.st.vnodes
+	if ch.cands != nil {
+		cands = nil
+		for _, m := range ch.matchers {
+			if m.kind == matchHost || m.kind == matchVnode {
+				if pinned := c.pinned([]matcher{m}); len(pinned) == 0 {
+					return msgInsufficientOf + m.name + " (R: " + m.value + " A: none T: none)", true
+				}
+			}
+		}
+		for _, v := range c.pinned(ch.matchers) {
+			cands = append(cands, c.st.vnodes[v])
+		}
+	}
 	for _, m := range ch.matchers {
 		var next []*model.Vnode
 		for _, v := range cands {

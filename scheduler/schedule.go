@@ -14,7 +14,10 @@ type cycle struct {
 	classes map[string]*class
 	cursors map[string]*cursor
 	att     attempt
-	touched []int // vnodes given shares by the current attempt
+	touched []int   // vnodes given shares by the current attempt
+	singles [][]int // each vnode as its own placement unit, built on demand
+	allIdx  []int   // 0..len(vnodes)-1, built on demand
+	keyBuf  []byte  // scratch for class keys
 	plan    *Plan
 }
 
@@ -68,9 +71,10 @@ func queuePriorities(qs map[string]Queue) map[string]int {
 
 // consider tries to run one job and records its comment if it cannot.
 func (c *cycle) consider(j *model.Job) {
-	key := classKey(j)
-	cl, ok := c.classes[key]
+	c.keyBuf = appendClassKey(c.keyBuf[:0], j)
+	cl, ok := c.classes[string(c.keyBuf)] // no allocation for a lookup
 	if !ok {
+		key := string(c.keyBuf)
 		cl = c.compileClass(key, j)
 		c.classes[key] = cl
 	}

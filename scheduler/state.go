@@ -13,7 +13,8 @@ import (
 type state struct {
 	vnodes []*model.Vnode
 	defs   model.ResourceDefs
-	index  map[string]int // vnode name -> position in vnodes
+	index  map[string]int   // vnode name -> position in vnodes
+	byHost map[string][]int // host name, full and short -> vnodes
 
 	col   map[string]int // consumable resource name -> column
 	names []string       // column -> resource name
@@ -50,7 +51,7 @@ type undoEntry struct {
 }
 
 func newState(vnodes []*model.Vnode, defs model.ResourceDefs) *state {
-	s := &state{vnodes: vnodes, defs: defs, col: map[string]int{}, index: make(map[string]int, len(vnodes))}
+	s := &state{vnodes: vnodes, defs: defs, col: map[string]int{}, index: make(map[string]int, len(vnodes)), byHost: map[string][]int{}}
 	for _, name := range model.SortedKeys(defs) {
 		if defs[name].Consumable() {
 			s.col[name] = len(s.names)
@@ -93,6 +94,10 @@ func newState(vnodes []*model.Vnode, defs model.ResourceDefs) *state {
 			s.hosts = append(s.hosts, nil)
 		}
 		s.hostOf[i] = h
+		s.byHost[v.Host] = append(s.byHost[v.Host], i)
+		if short := shortHost(v.Host); short != v.Host {
+			s.byHost[short] = append(s.byHost[short], i)
+		}
 		s.hosts[h] = append(s.hosts[h], i)
 		if len(s.hosts[h]) > 1 {
 			s.multi = true

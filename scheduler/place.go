@@ -82,7 +82,7 @@ func (c *cycle) hostCanSplit(vs []int, ch *chunkReq, cl *class) bool {
 	if ch.missing != "" {
 		return false
 	}
-	any := false
+	usable := false
 	for _, n := range ch.need {
 		var sum float64
 		for _, v := range vs {
@@ -96,11 +96,11 @@ func (c *cycle) hostCanSplit(vs []int, ch *chunkReq, cl *class) bool {
 	}
 	for _, v := range vs {
 		if c.usable(v, ch, cl) {
-			any = true
+			usable = true
 			break
 		}
 	}
-	return any
+	return usable
 }
 
 // hostHolds reports whether a host (its vnodes vs, in order) can take one

@@ -45,8 +45,14 @@ type Config struct {
 
 // Decision runs one job on the given chunks.
 type Decision struct {
-	JobID     string
-	Exec      []model.ExecChunk
+	JobID string
+	// Exec lists one ExecChunk per chunk copy, in select order. Under
+	// place=exclhost the other vnodes of each host the job touches are added,
+	// with no amounts, as extra shares of the job's first chunk on that host,
+	// so that every vnode the job holds appears in Exec.
+	Exec []model.ExecChunk
+	// Exclusive is set when the job holds every vnode of Exec exclusively
+	// (place=excl or exclhost): the server records it in Vnode.ExclusiveJob.
 	Exclusive bool
 }
 

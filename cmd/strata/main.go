@@ -30,10 +30,10 @@ func run(args []string) int {
 		}
 	}
 	app := &cli.App{
-		Name:     "strata",
-		Usage:    "a PBS-compatible batch scheduler with AOE provisioning",
-		Version:  api.PBSVersion,
-		Commands: cmds,
+		Name:           "strata",
+		Usage:          "a PBS-compatible batch scheduler with AOE provisioning",
+		Version:        api.PBSVersion,
+		Commands:       cmds,
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
 	if err := app.Run(args); err != nil {

@@ -28,12 +28,22 @@ type getoptArgs struct {
 	// after "--", or -1 when there was no "--". qsub needs it to tell
 	// `qsub script` from `qsub -- prog args`.
 	AfterDashDash int
+
+	spec optSpec // tells Argv which flags carry a value
 }
 
 // Argv rebuilds an argument list urfave/cli can parse: the options each
 // in their own word, then "--" and the operands.
 func (g getoptArgs) Argv(cmd string) []string {
-	out := append([]string{cmd}, g.Flags...)
+	out := []string{cmd}
+	for i := 0; i < len(g.Flags); i++ {
+		f := g.Flags[i]
+		out = append(out, "-"+flagName(f[1]))
+		if known, hasValue := g.spec.takesValue(f[1]); known && hasValue && i+1 < len(g.Flags) {
+			i++
+			out = append(out, g.Flags[i])
+		}
+	}
 	out = append(out, "--")
 	return append(out, g.Operands...)
 }
@@ -52,7 +62,7 @@ func (e *getoptError) Error() string { return e.Msg }
 // users type both. Like glibc's getopt, options may follow operands; "--"
 // ends the options and a lone "-" is an operand.
 func normalizeGetopt(spec optSpec, args []string) (getoptArgs, error) {
-	g := getoptArgs{AfterDashDash: -1}
+	g := getoptArgs{AfterDashDash: -1, spec: spec}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {

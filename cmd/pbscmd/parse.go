@@ -51,7 +51,7 @@ func flagsFromSpec(spec optSpec, repeatable string) []cli.Flag {
 		if c == ':' {
 			continue
 		}
-		name := string(c)
+		name := flagName(c)
 		_, hasValue := spec.takesValue(c)
 		switch {
 		case hasValue && containsByte(repeatable, c):
@@ -63,6 +63,16 @@ func flagsFromSpec(spec optSpec, repeatable string) []cli.Flag {
 		}
 	}
 	return flags
+}
+
+// flagName is the urfave flag name of an option letter. urfave/cli takes a
+// true flag named "h" as a request for help even when help is hidden, and
+// qsub -h means hold, so that letter is registered under another name.
+func flagName(c byte) string {
+	if c == 'h' {
+		return "h-opt"
+	}
+	return string(c)
 }
 
 func containsByte(s string, c byte) bool {
@@ -105,7 +115,7 @@ func parseOptions(cmd string, spec optSpec, repeatable string, args []string, fn
 func presentFlags(c *cli.Context, spec optSpec) []byte {
 	var out []byte
 	for i := 0; i < len(spec); i++ {
-		if spec[i] != ':' && c.IsSet(string(spec[i])) {
+		if spec[i] != ':' && c.IsSet(flagName(spec[i])) {
 			out = append(out, spec[i])
 		}
 	}

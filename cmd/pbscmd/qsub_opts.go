@@ -75,7 +75,7 @@ func parseQsubWords(words []string) (*qsubOpts, getoptArgs, error) {
 	err := parseOptions("qsub", qsubSpec, "l", words, func(c *cli.Context, g getoptArgs) error {
 		split = g
 		for _, f := range presentFlags(c, qsubSpec) {
-			name := string(f)
+			name := flagName(f)
 			switch _, hasValue := qsubSpec.takesValue(f); {
 			case f == 'l':
 				for _, v := range c.StringSlice(name) {

@@ -148,3 +148,8 @@ func newTestEnv(srv Server) *testIO {
 
 // errPermission is what access(2) gives for a directory the user cannot write.
 var errPermission = syscall.EACCES
+
+// apiInfo is the fake server's description.
+func apiInfo() api.ServerInfo {
+	return api.ServerInfo{Name: "pbssvr", Version: "strata-test", History: true, Defs: model.BuiltinResources()}
+}

@@ -4,6 +4,7 @@
 package pbscmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -15,7 +16,37 @@ import (
 )
 
 // Commands returns the PBS commands implemented so far.
-func Commands() []*cli.Command { return nil }
+func Commands() []*cli.Command {
+	return []*cli.Command{
+		command("qsub", "submit a batch job", Qsub),
+		command("qstat", "show the status of batch jobs", Qstat),
+		command("qdel", "delete batch jobs", Qdel),
+		command("pbsnodes", "show the status of vnodes and hosts", Pbsnodes),
+	}
+}
+
+// command wraps a PBS command for urfave/cli. Flag parsing is skipped here:
+// each command parses its own getopt-style words (see normalizeGetopt), so
+// "qsub ..." and "strata qsub ..." see exactly the same arguments.
+func command(name, usage string, run func(context.Context, *Env, []string) int) *cli.Command {
+	return &cli.Command{
+		Name:            name,
+		Usage:           usage,
+		SkipFlagParsing: true,
+		HideHelp:        true,
+		Action: func(c *cli.Context) error {
+			ctx := c.Context
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			if code := run(ctx, OSEnv(), c.Args().Slice()); code != 0 {
+				// The command has already printed its diagnostics.
+				return cli.Exit("", code)
+			}
+			return nil
+		},
+	}
+}
 
 // Later returns placeholder commands for PBS commands that a later release
 // provides: they say so and exit non-zero, so scripts fail loudly.

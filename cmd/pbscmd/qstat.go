@@ -1,0 +1,285 @@
+package pbscmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+const qstatUsage = `usage: 
+qstat [-f] [-J] [-p] [-t] [-x] [-E] [-F format] [-D delim] [ job_identifier... | destination... ]
+qstat [-a|-i|-r|-H|-T] [-J] [-t] [-u user] [-n] [-s] [-G|-M] [-1] [-w]
+	[ job_identifier... | destination... ]
+qstat -Q [-f] [-F format] [-D delim] [ destination... ]
+qstat -q [-G|-M] [ destination... ]
+qstat -B [-f] [-F format] [-D delim] [ server_name... ]
+qstat --version
+`
+
+// qstatSpec is qstat's whole option grammar; qstatUnsupported are the
+// options of the alternate, queue and server formats, not in this release.
+const (
+	qstatSpec        optSpec = "1aBD:EfF:GHiJMnpqQrstTu:wx"
+	qstatUnsupported         = "1aBGHiMnqQrsTu"
+)
+
+// qstatOpts are the options of the formats implemented here.
+type qstatOpts struct {
+	full, wide, history, percent, arraysOnly bool
+	format                                   string // "", "json" or "dsv"
+	delim                                    string
+}
+
+// Qstat runs qstat with args and returns the exit status.
+func Qstat(ctx context.Context, env *Env, args []string) int {
+	if len(args) == 1 && args[0] == "--version" {
+		fmt.Fprintf(env.Stdout, "pbs_version = %s\n", api.PBSVersion)
+		return 0
+	}
+	opts, operands, err := parseQstat(args)
+	if err != nil {
+		return reportUsage(env, "qstat", qstatUsage, err)
+	}
+	s := newSession(env)
+	res := &qstatResult{}
+	code := 0
+	if len(operands) == 0 {
+		code = res.all(ctx, env, s, opts)
+	} else {
+		code = res.each(ctx, env, s, opts, operands)
+	}
+	if code < 0 { // nothing is printed after a connection failure
+		return 1
+	}
+	io.WriteString(env.Stdout, renderQstat(env, s, res, opts))
+	return code
+}
+
+// reportUsage prints a command-line error (cmdError or getopt diagnostic).
+func reportUsage(env *Env, cmd, usage string, err error) int {
+	var ce *cmdError
+	var ge *getoptError
+	switch {
+	case errors.As(err, &ce):
+		return printCmdError(env.Stderr, cmd, usage, ce)
+	case errors.As(err, &ge):
+		return printCmdError(env.Stderr, cmd, usage, usageErr(2, "%s", ge.Msg))
+	}
+	fmt.Fprintf(env.Stderr, "%s: %v\n", cmd, err)
+	return 1
+}
+
+// parseQstat parses and checks qstat's options.
+func parseQstat(args []string) (qstatOpts, []string, error) {
+	var o qstatOpts
+	var operands []string
+	err := parseOptions("qstat", qstatSpec, "", args, func(c *cli.Context, g getoptArgs) error {
+		operands = g.Operands
+		for _, f := range presentFlags(c, qstatSpec) {
+			if strings.IndexByte(qstatUnsupported, f) >= 0 {
+				return failErr(1, "option -%c is not supported by this Strata release yet", f)
+			}
+		}
+		o.full = c.Bool("f")
+		o.wide = c.Bool("w")
+		o.history = c.Bool("x")
+		o.percent = c.Bool("p")
+		o.arraysOnly = c.Bool("J")
+		o.format = c.String("F")
+		o.delim = "|"
+		if c.IsSet("D") {
+			o.delim = c.String("D")
+		}
+		return nil
+	})
+	if err != nil {
+		return o, nil, err
+	}
+	switch o.format {
+	case "", "json", "dsv":
+	default:
+		return o, nil, usageErr(2, "invalid -F value %s", o.format)
+	}
+	if o.format != "" && (!o.full || o.wide) {
+		return o, nil, usageErr(2, "-F needs -f and cannot be combined with -w")
+	}
+	return o, operands, nil
+}
+
+// qstatResult collects what a qstat run found.
+type qstatResult struct {
+	jobs []*model.Job
+	info api.ServerInfo
+}
+
+// all lists every job; it returns the exit status, or -1 after a
+// connection failure.
+func (r *qstatResult) all(ctx context.Context, env *Env, s *session, o qstatOpts) int {
+	resp, err := s.client.Jobs(ctx, nil, o.history)
+	if err != nil {
+		return qstatError(env, err, "")
+	}
+	r.info = resp.Server
+	if o.history && resp.Server.Name != "" && !resp.Server.History {
+		// OpenPBS says so and still exits 0.
+		fmt.Fprintf(env.Stderr, "qstat: %s\n", model.Message(model.PBSEJobHistNotSet))
+		return 0
+	}
+	for _, j := range resp.Jobs {
+		if o.history || !j.IsFinished() {
+			r.jobs = append(r.jobs, j)
+		}
+	}
+	sort.SliceStable(r.jobs, func(a, b int) bool { return model.LessJobID(r.jobs[a].ID, r.jobs[b].ID) })
+	return 0
+}
+
+// each queries the operands one by one so that each failure is reported
+// and the others still shown; the exit status is the last failure's.
+func (r *qstatResult) each(ctx context.Context, env *Env, s *session, o qstatOpts, operands []string) int {
+	code := 0
+	for _, op := range operands {
+		id, err := model.ParseJobID(op)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "qstat: illegally formed job identifier: %s\n", op)
+			code = 1
+			continue
+		}
+		full, err := expandJobID(ctx, s, id)
+		if err != nil {
+			return qstatError(env, err, "")
+		}
+		resp, err := s.client.Jobs(ctx, []string{full}, o.history)
+		if err != nil {
+			if c := qstatError(env, err, full); c < 0 {
+				return c
+			} else if c != 0 {
+				code = c
+			}
+			continue
+		}
+		r.info = resp.Server
+		if len(resp.Jobs) == 0 {
+			fmt.Fprintf(env.Stderr, "qstat: %s %s\n", model.Message(model.PBSEUnknownJobID), full)
+			code = model.Err(model.PBSEUnknownJobID).ExitCode()
+			continue
+		}
+		for _, j := range resp.Jobs {
+			if !o.history && j.IsFinished() {
+				code = jobFinished(env, j.ID)
+				continue
+			}
+			r.jobs = append(r.jobs, j)
+		}
+	}
+	return code
+}
+
+// expandJobID completes a short id with the default server's name.
+func expandJobID(ctx context.Context, s *session, id model.JobID) (string, error) {
+	if id.Server != "" {
+		return id.Full(""), nil
+	}
+	name, err := s.serverName(ctx)
+	if err != nil {
+		return "", err
+	}
+	return id.Full(name), nil
+}
+
+// jobFinished reports a finished job asked for without -x.
+func jobFinished(env *Env, id string) int {
+	fmt.Fprintf(env.Stderr, "qstat: %s %s, use -x or -H to obtain historical job information\n",
+		id, model.Message(model.PBSEHistJobID))
+	return model.Err(model.PBSEHistJobID).ExitCode()
+}
+
+// qstatError prints a server error about id (empty for a whole-list
+// query) and returns the exit status, -1 for a connection failure.
+func qstatError(env *Env, err error, id string) int {
+	if reportConnect(env.Stderr, "qstat", err) {
+		return -1
+	}
+	pe, ok := model.AsPBSError(err)
+	if !ok {
+		fmt.Fprintf(env.Stderr, "qstat: %v\n", err)
+		return 1
+	}
+	switch pe.Code {
+	case model.PBSEJobHistNotSet:
+		fmt.Fprintf(env.Stderr, "qstat: %s\n", pe.Msg)
+		return 0
+	case model.PBSEHistJobID:
+		if id != "" {
+			return jobFinished(env, id)
+		}
+	}
+	if id != "" {
+		fmt.Fprintf(env.Stderr, "qstat: %s %s\n", pe.Msg, id)
+	} else {
+		fmt.Fprintf(env.Stderr, "qstat: %s\n", pe.Msg)
+	}
+	return pe.ExitCode()
+}
+
+// renderQstat formats the jobs found.
+func renderQstat(env *Env, s *session, r *qstatResult, o qstatOpts) string {
+	jobs := r.jobs
+	if o.arraysOnly {
+		var arrays []*model.Job
+		for _, j := range jobs {
+			if strings.Contains(j.ID, "[]") {
+				arrays = append(arrays, j)
+			}
+		}
+		jobs = arrays
+	}
+	defs := r.info.Defs
+	if len(defs) == 0 {
+		defs = model.BuiltinResources()
+	}
+	var b strings.Builder
+	switch {
+	case !o.full:
+		writeJobTable(&b, jobs, o.wide, o.percent)
+	case o.format == "json":
+		root := newJSONObject()
+		root.Set("timestamp", env.Now().Unix())
+		root.Set("pbs_version", firstNonEmpty(r.info.Version, api.PBSVersion))
+		root.Set("pbs_server", firstNonEmpty(r.info.Name, s.name))
+		if len(jobs) > 0 {
+			all := newJSONObject()
+			for _, j := range jobs {
+				all.Set(j.ID, attrsJSON(jobAttrs(j, defs, env.Loc)))
+			}
+			root.Set("Jobs", all)
+		}
+		b.WriteString(root.String())
+	case o.format == "dsv":
+		for _, j := range jobs {
+			writeDSVLine(&b, "Job Id: "+j.ID, jobAttrs(j, defs, env.Loc), o.delim)
+		}
+	default:
+		for _, j := range jobs {
+			writeFullBlock(&b, "Job Id: "+j.ID, jobAttrs(j, defs, env.Loc), o.wide)
+		}
+	}
+	return b.String()
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,242 @@
+package pbscmd
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+const qsubUsage = `usage: qsub [-a date_time] [-A account_string] [-c interval]
+	[-C directive_prefix] [-e path] [-f ] [-h ] [-I [-X]] [-j oe|eo] [-J X-Y[:Z]]
+	[-k keep] [-l resource_list] [-m mail_options] [-M user_list]
+	[-N jobname] [-o path] [-p priority] [-P project] [-q queue] [-r y|n]
+	[-R o|e|oe] [-S path] [-u user_list] [-W otherattributes=value...]
+	[-v variable_list] [-V ] [-z] [script | -- command [arg1 ...]]
+       qsub --version
+`
+
+// submitRetry is how long qsub keeps retrying a submission whose reply was
+// lost (for instance across a server restart); the token makes the retries
+// safe.
+const submitRetry = 30 * time.Second
+
+// Qsub runs qsub with args (the words after the command name) and returns
+// the exit status.
+func Qsub(ctx context.Context, env *Env, args []string) int {
+	if len(args) == 1 && args[0] == "--version" {
+		fmt.Fprintf(env.Stdout, "pbs_version = %s\n", api.PBSVersion)
+		return 0
+	}
+	req, quiet, err := buildSubmit(env, args)
+	if err != nil {
+		return reportQsub(env, err)
+	}
+	s := newSession(env)
+	id, err := s.client.Submit(ctx, req, submitRetry)
+	if err != nil {
+		return reportQsub(env, err)
+	}
+	if !quiet {
+		fmt.Fprintln(env.Stdout, id)
+	}
+	return 0
+}
+
+// reportQsub prints a qsub failure and returns the exit status.
+func reportQsub(env *Env, err error) int {
+	var ce *cmdError
+	var ge *getoptError
+	switch {
+	case errors.As(err, &ce):
+		return printCmdError(env.Stderr, "qsub", qsubUsage, ce)
+	case errors.As(err, &ge):
+		return printCmdError(env.Stderr, "qsub", qsubUsage, usageErr(2, "%s", ge.Msg))
+	case reportConnect(env.Stderr, "qsub", err):
+		return 1
+	}
+	if pe, ok := model.AsPBSError(err); ok {
+		fmt.Fprintf(env.Stderr, "qsub: %s\n", pe.Msg)
+		return pe.ExitCode()
+	}
+	fmt.Fprintf(env.Stderr, "qsub: %v\n", err)
+	return 1
+}
+
+// buildSubmit turns qsub's command line (plus the script's directives) into
+// a submit request; quiet reports -z. Nothing is sent to the server here.
+func buildSubmit(env *Env, args []string) (*api.SubmitRequest, bool, error) {
+	cmdline, split, err := parseQsubWords(args)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := unsupportedQsubOption(cmdline); err != nil {
+		return nil, false, err
+	}
+
+	// Where the job comes from: a script file, stdin, or -- prog args.
+	var script, defaultName string
+	var argv []string
+	switch {
+	case split.AfterDashDash >= 0:
+		if split.AfterDashDash > 0 || len(split.Operands) == 0 {
+			return nil, false, usageErr(2, "%s", "a script cannot be combined with -- command")
+		}
+		argv = split.Operands
+		defaultName = "STDIN"
+	case len(split.Operands) > 1:
+		return nil, false, usageErr(2, "%s", "only one script may be given")
+	case len(split.Operands) == 0 || split.Operands[0] == "-":
+		if script, err = readScriptStdin(env); err != nil {
+			return nil, false, err
+		}
+		defaultName = "STDIN"
+	default:
+		if script, err = readScriptFile(split.Operands[0]); err != nil {
+			return nil, false, err
+		}
+		defaultName = filepath.Base(split.Operands[0])
+	}
+	if err := checkScriptText(script); err != nil {
+		return nil, false, err
+	}
+
+	// Directives, overridden by the command line.
+	prefix := "#PBS"
+	if p, ok := env.LookupEnv("PBS_DPREFIX"); ok {
+		prefix = p
+	}
+	if p, ok := cmdline.vals['C']; ok {
+		prefix = p
+	}
+	dirs, err := scanDirectives(script, prefix)
+	if err != nil {
+		return nil, false, err
+	}
+	fromScript, err := parseDirectives(dirs)
+	if err != nil {
+		return nil, false, err
+	}
+	opts := mergeQsub(fromScript, cmdline)
+	if err := unsupportedQsubOption(opts); err != nil {
+		return nil, false, err
+	}
+	if err := checkResources(&opts.res); err != nil {
+		return nil, false, err
+	}
+
+	req, err := submitRequest(env, opts, defaultName)
+	if err != nil {
+		return nil, false, err
+	}
+	req.Script = script
+	req.Argv = argv
+	req.SubmitArgs = strings.Join(args, " ")
+	return req, opts.bools['z'], nil
+}
+
+// submitRequest fills the request from merged options and the environment.
+func submitRequest(env *Env, o *qsubOpts, defaultName string) (*api.SubmitRequest, error) {
+	cwd, err := env.Getwd()
+	if err != nil {
+		return nil, failErr(1, "cannot determine the current directory: %v", err)
+	}
+	host, err := env.Hostname()
+	if err != nil {
+		return nil, failErr(1, "cannot determine the host name: %v", err)
+	}
+	token, err := newToken()
+	if err != nil {
+		return nil, err
+	}
+	req := &api.SubmitRequest{
+		Token:      token,
+		Name:       defaultName,
+		Queue:      o.vals['q'],
+		Resources:  o.res.asMap(),
+		Join:       o.vals['j'],
+		Keep:       o.vals['k'],
+		Shell:      o.vals['S'],
+		Account:    o.vals['A'],
+		Project:    o.vals['P'],
+		MailPoints: o.vals['m'],
+		MailUsers:  o.vals['M'],
+		SubmitHost: host,
+		Workdir:    cwd,
+	}
+	if n, ok := o.vals['N']; ok {
+		req.Name = n
+	}
+	if o.bools['h'] {
+		req.Hold = "u"
+	}
+	if p, ok := o.vals['p']; ok {
+		req.Priority, _ = strconv.Atoi(p) // checked by checkQsubValue
+	}
+	if r, ok := o.vals['r']; ok {
+		rerun := r == "y"
+		req.Rerunable = &rerun
+	}
+	if err := setOutputPaths(env, req, o, cwd, host); err != nil {
+		return nil, err
+	}
+	req.Env, err = jobEnv(env, cwd, host, o.vals['v'], o.bools['V'])
+	if err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// setOutputPaths resolves -o and -e and checks that the user can write
+// where the files will go. Default paths are left to the server (only it
+// knows the sequence number), but their directory, the current one, is
+// checked here all the same.
+func setOutputPaths(env *Env, req *api.SubmitRequest, o *qsubOpts, cwd, submitHost string) error {
+	keep := o.vals['k']
+	streams := []struct {
+		opt    byte
+		dst    *string
+		joined bool // the stream goes into the other file
+		kept   bool // -k keeps it on the execution host
+	}{
+		{'o', &req.Output, req.Join == "eo", strings.Contains(keep, "o") && !strings.Contains(keep, "d")},
+		{'e', &req.Error, req.Join == "oe", strings.Contains(keep, "e") && !strings.Contains(keep, "d")},
+	}
+	checked := map[string]bool{}
+	for _, s := range streams {
+		dir := cwd
+		if v, ok := o.vals[s.opt]; ok {
+			h, p := outputPath(v, cwd, submitHost)
+			*s.dst = h + ":" + p
+			if h != submitHost {
+				continue // another host's file system: cannot check from here
+			}
+			dir = outputDir(p)
+		}
+		if s.joined || s.kept || checked[dir] {
+			continue
+		}
+		checked[dir] = true
+		if err := checkWritable(env, dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newToken returns a random 128-bit submission token.
+func newToken() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("generate submission token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}

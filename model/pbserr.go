@@ -28,6 +28,8 @@ const (
 	PBSEUnknownNode      = 15062
 	PBSEUnknownResvID    = 15084
 	PBSEArrayTooLarge    = 15107
+	PBSEInvalNodePlace   = 15110
+	PBSEPlaceNoSelect    = 15111
 	PBSEHistJobID        = 15139
 	PBSEJobHistNotSet    = 15140
 	PBSEMaxQueued        = 15142
@@ -58,6 +60,8 @@ var pbsMessages = map[int]string{
 	PBSEUnknownNode:      "Unknown node ",
 	PBSEUnknownResvID:    "Unknown Reservation Id",
 	PBSEArrayTooLarge:    "Array job exceeds server or queue size limit",
+	PBSEInvalNodePlace:   `"-lresource=" cannot be used with "select" or "place", resource is: `,
+	PBSEPlaceNoSelect:    `Cannot have "place" without "select"`,
 	PBSEHistJobID:        "Job has finished",
 	PBSEJobHistNotSet:    "PBS is not configured to maintain job history",
 	PBSEMaxQueued:        "Maximum number of jobs already in queue",

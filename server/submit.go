@@ -132,10 +132,10 @@ func resolveResources(in map[string]string, cfg *model.ServerConfig) (map[string
 	selText, hasSelect := in["select"]
 	placeText, hasPlace := in["place"]
 	if hasPlace && !hasSelect {
-		return nil, nil, model.Place{}, &model.PBSError{Code: model.PBSEBadAttrVal, Msg: `Cannot have "place" without "select"`}
+		return nil, nil, model.Place{}, model.Err(model.PBSEPlaceNoSelect)
 	}
 	if hasSelect && len(hostLevel) > 0 {
-		return nil, nil, model.Place{}, &model.PBSError{Code: model.PBSEBadAttrVal, Msg: `"-lresource=" cannot be used with "select" or "place", resource is: ` + hostLevel[0]}
+		return nil, nil, model.Place{}, model.Errorf(model.PBSEInvalNodePlace, "%s", hostLevel[0])
 	}
 	var place model.Place
 	if hasSelect {

@@ -157,6 +157,10 @@ type JobEvent struct {
 	Comment   string            `json:"comment,omitempty"`
 	// Signal acknowledges delivery of the job's signal requests up to N.
 	SignalsDone int `json:"signals_done,omitempty"`
+	// Run is the job's run_count when the agent started it; the server
+	// drops events whose Run differs from the job's current run_count
+	// (stale reports of an earlier run).
+	Run int `json:"run"`
 }
 
 // EventsRequest batches job events; the server commits one Raft entry per

@@ -111,7 +111,7 @@ func testJob(id, script, outDir string) *model.Job {
 			{Name: "PBS_O_QUEUE", Value: "workq"},
 		},
 		ResourceList: map[string]string{"ncpus": "2"},
-		Select: model.Select{{Count: 1, Res: []model.ResReq{{Name: "ncpus", Value: "2"}, {Name: "mpiprocs", Value: "2"}}}},
+		Select:       model.Select{{Count: 1, Res: []model.ResReq{{Name: "ncpus", Value: "2"}, {Name: "mpiprocs", Value: "2"}}}},
 		Exec: []model.ExecChunk{{
 			Shares:   []model.VnodeShare{{Vnode: "testhost", Host: "testhost.example", Amounts: map[string]float64{"ncpus": 2}}},
 			MPIProcs: 2,

@@ -21,7 +21,11 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request, id *Iden
 	if req.Host == "" || len(req.Vnodes) == 0 {
 		return nil, &model.PBSError{Code: model.PBSEInvalidRequest, Msg: "Invalid request: registration needs a host and at least one vnode"}
 	}
-	cfg := s.state().Config()
+	snap := s.state()
+	if !snap.Configured() {
+		return nil, &model.PBSError{Code: model.PBSENotLeader, Msg: "Server is not ready yet"}
+	}
+	cfg := snap.Config()
 	var vnodes []*model.Vnode
 	for _, spec := range req.Vnodes {
 		v, err := vnodeFromSpec(req.Host, spec, cfg.Defs)

@@ -96,7 +96,11 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, id *Identi
 	if err := decodeBody(r, &req); err != nil {
 		return nil, err
 	}
-	cfg := s.state().Config()
+	snap := s.state()
+	if !snap.Configured() {
+		return nil, &model.PBSError{Code: model.PBSENotLeader, Msg: "Server is not ready yet"}
+	}
+	cfg := snap.Config()
 	job, err := buildJob(&req, id, &cfg)
 	if err != nil {
 		return nil, err

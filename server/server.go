@@ -133,10 +133,15 @@ func listenUnix(path string) (net.Listener, error) {
 // state returns a consistent read view of the replicated state.
 func (s *Server) state() *raftstore.StateSnapshot { return s.fsm.State().Snapshot() }
 
-// apply commits a command through Raft; only the leader can.
+// apply commits a command through Raft; only the leader can, and only once
+// the replicated configuration exists (a new cluster's first leader commits
+// it right after its election).
 func (s *Server) apply(cmd raftstore.Command) (any, error) {
 	if !s.node.IsLeader() {
 		return nil, model.Err(model.PBSENotLeader)
+	}
+	if _, isConfig := cmd.(*raftstore.SetServerConfig); !isConfig && !s.state().Configured() {
+		return nil, &model.PBSError{Code: model.PBSENotLeader, Msg: "Server is not ready yet"}
 	}
 	resp, err := s.node.Apply(cmd, 10*time.Second)
 	if errors.Is(err, raftstore.ErrNotLeader) {

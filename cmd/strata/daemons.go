@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/mom"
 	"github.com/strata-hpc/strata/server"
+	"github.com/strata-hpc/strata/server/api"
 )
 
 // serverCommand is `strata server --config FILE`.
@@ -48,4 +51,46 @@ func logOutput(path string) (io.Writer, func(), error) {
 		return nil, nil, fmt.Errorf("config key log_file: %w", err)
 	}
 	return f, func() { f.Close() }, nil
+}
+
+// momCommand is `strata mom --config FILE`, the node agent.
+func momCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "mom",
+		Usage: "run the node agent: register vnodes, run jobs, report back",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "config", Usage: "agent TOML configuration file"}},
+		Action: func(c *cli.Context) error {
+			cfg, err := mom.LoadConfig(c.String("config"))
+			if err != nil {
+				return cli.Exit("strata mom: "+err.Error(), 1)
+			}
+			logger := log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds)
+			client := api.NewTCPClient(cfg.Server, cfg.Secret)
+			agent, err := mom.New(cfg, client, logger)
+			if err != nil {
+				return cli.Exit("strata mom: "+err.Error(), 1)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			if err := agent.Run(ctx); err != nil && ctx.Err() == nil {
+				return cli.Exit("strata mom: "+err.Error(), 1)
+			}
+			return nil
+		},
+	}
+}
+
+// shepherdCommand is the hidden per-job supervisor the agent starts.
+func shepherdCommand() *cli.Command {
+	return &cli.Command{
+		Name:            "mom-shepherd",
+		Hidden:          true,
+		SkipFlagParsing: true,
+		Action: func(c *cli.Context) error {
+			if code := mom.ShepherdMain(c.Args().Slice()); code != 0 {
+				return cli.Exit("", code)
+			}
+			return nil
+		},
+	}
 }

@@ -30,6 +30,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
+	// Tests run commands as unprivileged users too.
+	os.Chmod(dir, 0o755)
 	build := exec.Command("go", "build", "-o", filepath.Join(dir, "strata"), ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

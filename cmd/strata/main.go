@@ -45,7 +45,7 @@ func run(args []string) int {
 
 func allCommands() []*cli.Command {
 	var cmds []*cli.Command
-	cmds = append(cmds, serverCommand(), clustercmd.Command(), benchcmd.Command())
+	cmds = append(cmds, serverCommand(), momCommand(), shepherdCommand(), clustercmd.Command(), benchcmd.Command())
 	cmds = append(cmds, pbscmd.Commands()...)
 	cmds = append(cmds, pbscmd.Later(
 		"qhold", "qrls", "qalter", "qsig", "qmgr", "pbs_rsub", "pbs_rstat", "pbs_rdel",

@@ -1,0 +1,109 @@
+package mom
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"sync"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// Agent is the node agent of one host. Its goroutines (session, work poll,
+// event sender, one watcher per job) share the job table under mu.
+type Agent struct {
+	cfg    *Config
+	client *api.Client
+	logger *log.Logger
+	spool  spool
+	bootID string
+
+	// reregister asks the session loop to register again (the server forgot
+	// this host); kickEvents wakes the event sender.
+	reregister chan struct{}
+	kickEvents chan struct{}
+
+	mu sync.Mutex
+	// jobs holds every run with a spool record, by recordKey.
+	jobs map[string]*record
+	// lost remembers runs reported lost (listed by the server, unknown
+	// here) so they are reported once, not at every work poll.
+	lost map[string]bool
+	// inWork holds the runs of the last work list; workSeen tells whether
+	// one has arrived since the agent started.
+	inWork   map[string]bool
+	workSeen bool
+	pending  []pendingEvent
+}
+
+// record is the agent's view of one run of a job.
+type record struct {
+	key    string
+	job    *model.Job
+	dir    string
+	result *Result // nil while the job runs
+
+	startedQueued bool
+	endedQueued   bool
+	endedAcked    bool
+	killSent      bool
+	stopWatch     context.CancelFunc
+}
+
+// New checks the configuration and returns an agent; Run starts it.
+func New(cfg *Config, client *api.Client, logger *log.Logger) (*Agent, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("mom config: %w", err)
+	}
+	if client == nil {
+		return nil, fmt.Errorf("mom: no server client")
+	}
+	if logger == nil {
+		logger = log.Default()
+	}
+	return &Agent{
+		cfg:        cfg,
+		client:     client,
+		logger:     logger,
+		spool:      spool{root: cfg.Spool},
+		bootID:     bootID(),
+		reregister: make(chan struct{}, 1),
+		kickEvents: make(chan struct{}, 1),
+		jobs:       map[string]*record{},
+		lost:       map[string]bool{},
+		inWork:     map[string]bool{},
+	}, nil
+}
+
+// Run recovers the jobs of a previous agent from the spool, then registers
+// and serves until ctx is cancelled. Cancelling leaves jobs running: their
+// shepherds live in their own sessions and the next agent reattaches.
+func (a *Agent) Run(ctx context.Context) error {
+	if err := a.spool.init(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	if err := a.recover(ctx, &wg); err != nil {
+		return err
+	}
+	registered := make(chan struct{})
+	wg.Add(3)
+	go func() { defer wg.Done(); a.sessionLoop(ctx, registered) }()
+	go func() { defer wg.Done(); a.workLoop(ctx, registered, &wg) }()
+	go func() { defer wg.Done(); a.eventLoop(ctx) }()
+	a.kick()
+	<-ctx.Done()
+	wg.Wait()
+	return nil
+}
+
+// kick wakes the event sender without blocking.
+func (a *Agent) kick() {
+	select {
+	case a.kickEvents <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,322 @@
+package mom
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// Config is the agent's configuration. LoadConfig reads it from TOML; the
+// TOML key of each field is given in its comment.
+type Config struct {
+	// Server is the TCP address of the server API ("127.0.0.1:15001").
+	// TOML: server. Required.
+	Server string
+	// Secret is the cluster secret the agent authenticates with.
+	// TOML: secret, or secret_file naming a file whose content (surrounding
+	// white space trimmed) is the secret. One of the two is required.
+	Secret string
+	// SecretFile is where Secret was read from, kept for messages.
+	SecretFile string
+	// Host is the host name this agent reports and the name of its default
+	// vnode. TOML: host. Default: os.Hostname up to the first dot.
+	Host string
+	// Spool is the directory holding per-job state; it must survive agent
+	// restarts. TOML: spool. Default /var/spool/strata/mom.
+	Spool string
+	// TmpDir is where per-job TMPDIRs (<tmpdir>/pbs.<jobid>) are created.
+	// TOML: tmpdir. Default /var/tmp.
+	TmpDir string
+	// KillDelay is the time between SIGTERM and SIGKILL when a job is
+	// deleted or exceeds its walltime. TOML: kill_delay (Go duration
+	// string, "10s"). Default 10s.
+	KillDelay time.Duration
+	// HeartbeatInterval is how often the agent tells the server it is
+	// alive; a non-zero interval in the server's register reply overrides
+	// it. TOML: heartbeat_interval ("2s"). Default 2s.
+	HeartbeatInterval time.Duration
+	// Resources are resources_available of the default vnode, named after
+	// the host. TOML: [resources] table: ncpus (default runtime.NumCPU),
+	// mem (size, default physical memory), ngpus, arch (default "linux"),
+	// aoe (array of strings, stored comma-joined), plus any custom resource
+	// with a string, boolean, integer or float value (booleans become
+	// "True"/"False").
+	Resources map[string]string
+	// SortPriority is the default vnode's sort priority. TOML: sort_priority.
+	SortPriority int
+	// ProvisionEnable allows provisioning the default vnode to another AOE.
+	// TOML: provision_enable.
+	ProvisionEnable bool
+	// CurrentAOE is the AOE the default vnode runs now. TOML: current_aoe.
+	CurrentAOE string
+	// Vnodes, when present, replace the default vnode (multi-vnode hosts).
+	// TOML: [[vnode]] array with name, sharing, sort_priority,
+	// provision_enable, current_aoe and a resources table (same value rules
+	// as [resources]; arch defaults to "linux").
+	Vnodes []VnodeConfig
+	// ShepherdCommand is the command line that starts a shepherd; the
+	// shepherd's own arguments are appended. Not read from TOML. Default:
+	// this executable with the "mom-shepherd" subcommand.
+	ShepherdCommand []string
+}
+
+// VnodeConfig is one [[vnode]] entry.
+type VnodeConfig struct {
+	Name            string
+	Sharing         string
+	SortPriority    int
+	ProvisionEnable bool
+	CurrentAOE      string
+	Resources       map[string]string
+}
+
+// fileConfig mirrors the TOML layout; values are converted and checked into
+// a Config so that every error can name its key.
+type fileConfig struct {
+	Server            string         `toml:"server"`
+	Secret            string         `toml:"secret"`
+	SecretFile        string         `toml:"secret_file"`
+	Host              string         `toml:"host"`
+	Spool             string         `toml:"spool"`
+	TmpDir            string         `toml:"tmpdir"`
+	KillDelay         string         `toml:"kill_delay"`
+	HeartbeatInterval string         `toml:"heartbeat_interval"`
+	SortPriority      int            `toml:"sort_priority"`
+	ProvisionEnable   bool           `toml:"provision_enable"`
+	CurrentAOE        string         `toml:"current_aoe"`
+	Resources         map[string]any `toml:"resources"`
+	Vnode             []fileVnode    `toml:"vnode"`
+}
+
+type fileVnode struct {
+	Name            string         `toml:"name"`
+	Sharing         string         `toml:"sharing"`
+	SortPriority    int            `toml:"sort_priority"`
+	ProvisionEnable bool           `toml:"provision_enable"`
+	CurrentAOE      string         `toml:"current_aoe"`
+	Resources       map[string]any `toml:"resources"`
+}
+
+// DefaultConfig returns the configuration used for keys a file leaves out.
+// Host and resources are probed from the running machine.
+func DefaultConfig() *Config {
+	cfg := &Config{
+		Host:              shortHostname(),
+		Spool:             "/var/spool/strata/mom",
+		TmpDir:            "/var/tmp",
+		KillDelay:         10 * time.Second,
+		HeartbeatInterval: 2 * time.Second,
+		Resources: map[string]string{
+			"ncpus": strconv.Itoa(runtime.NumCPU()),
+			"arch":  "linux",
+		},
+	}
+	if mem, err := physicalMemory(); err == nil {
+		cfg.Resources["mem"] = model.FormatSize(mem)
+	}
+	if exe, err := os.Executable(); err == nil {
+		cfg.ShepherdCommand = []string{exe, "mom-shepherd"}
+	}
+	return cfg
+}
+
+// LoadConfig reads a TOML file over DefaultConfig and validates the result.
+func LoadConfig(path string) (*Config, error) {
+	var fc fileConfig
+	md, err := toml.DecodeFile(path, &fc)
+	if err != nil {
+		return nil, fmt.Errorf("mom config %s: %w", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, fmt.Errorf("mom config %s: unknown key %q", path, und[0].String())
+	}
+	cfg := DefaultConfig()
+	if err := fc.apply(cfg, md); err != nil {
+		return nil, fmt.Errorf("mom config %s: %w", path, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("mom config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// apply copies the keys the file sets into cfg.
+func (fc *fileConfig) apply(cfg *Config, md toml.MetaData) error {
+	set := func(dst *string, src string) {
+		if src != "" {
+			*dst = src
+		}
+	}
+	set(&cfg.Server, fc.Server)
+	set(&cfg.Host, fc.Host)
+	set(&cfg.Spool, fc.Spool)
+	set(&cfg.TmpDir, fc.TmpDir)
+	set(&cfg.CurrentAOE, fc.CurrentAOE)
+	cfg.SortPriority = fc.SortPriority
+	cfg.ProvisionEnable = fc.ProvisionEnable
+	if fc.Secret != "" && fc.SecretFile != "" {
+		return fmt.Errorf("secret, secret_file: set only one of them")
+	}
+	cfg.Secret = fc.Secret
+	if fc.SecretFile != "" {
+		b, err := os.ReadFile(fc.SecretFile)
+		if err != nil {
+			return fmt.Errorf("secret_file: %w", err)
+		}
+		cfg.SecretFile = fc.SecretFile
+		cfg.Secret = strings.TrimSpace(string(b))
+		if cfg.Secret == "" {
+			return fmt.Errorf("secret_file: %s is empty", fc.SecretFile)
+		}
+	}
+	for _, d := range []struct {
+		key string
+		src string
+		dst *time.Duration
+	}{
+		{"kill_delay", fc.KillDelay, &cfg.KillDelay},
+		{"heartbeat_interval", fc.HeartbeatInterval, &cfg.HeartbeatInterval},
+	} {
+		if d.src == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.src)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not a duration (use e.g. \"10s\")", d.key, d.src)
+		}
+		*d.dst = v
+	}
+	if md.IsDefined("resources") {
+		res, err := resourceStrings("resources", fc.Resources)
+		if err != nil {
+			return err
+		}
+		for k, v := range res {
+			cfg.Resources[k] = v
+		}
+	}
+	for i, fv := range fc.Vnode {
+		key := fmt.Sprintf("vnode[%d]", i)
+		res, err := resourceStrings(key+".resources", fv.Resources)
+		if err != nil {
+			return err
+		}
+		if _, ok := res["arch"]; !ok {
+			res["arch"] = "linux"
+		}
+		cfg.Vnodes = append(cfg.Vnodes, VnodeConfig{
+			Name: fv.Name, Sharing: fv.Sharing, SortPriority: fv.SortPriority,
+			ProvisionEnable: fv.ProvisionEnable, CurrentAOE: fv.CurrentAOE, Resources: res,
+		})
+	}
+	return nil
+}
+
+// resourceStrings converts TOML resource values to the strings the server
+// stores: booleans as True/False, arrays comma-joined, sizes normalized.
+func resourceStrings(table string, in map[string]any) (map[string]string, error) {
+	out := make(map[string]string, len(in))
+	for _, k := range sortedKeys(in) {
+		key := table + "." + k
+		s, err := resourceString(in[k])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		switch k {
+		case "mem", "vmem":
+			b, err := model.ParseSize(s)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+			s = model.FormatSize(b)
+		case "ncpus", "ngpus", "nmics":
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%s: %q is not a non-negative integer", key, s)
+			}
+		}
+		out[k] = s
+	}
+	return out, nil
+}
+
+func resourceString(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case bool:
+		return model.FormatBool(x), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), nil
+	case []any:
+		parts := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return "", fmt.Errorf("array elements must be strings, got %T", e)
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, ","), nil
+	}
+	return "", fmt.Errorf("unsupported value type %T (use a string, boolean, integer or float)", v)
+}
+
+// Validate checks the configuration; errors name the offending key.
+func (c *Config) Validate() error {
+	switch {
+	case c.Server == "":
+		return fmt.Errorf("server: must be set to the server's TCP address")
+	case !strings.Contains(c.Server, ":"):
+		return fmt.Errorf("server: %q has no port", c.Server)
+	case c.Secret == "":
+		return fmt.Errorf("secret: one of secret or secret_file must be set")
+	case c.Host == "":
+		return fmt.Errorf("host: must not be empty")
+	case c.Spool == "" || !strings.HasPrefix(c.Spool, "/"):
+		return fmt.Errorf("spool: %q must be an absolute path", c.Spool)
+	case c.TmpDir == "" || !strings.HasPrefix(c.TmpDir, "/"):
+		return fmt.Errorf("tmpdir: %q must be an absolute path", c.TmpDir)
+	case c.KillDelay < 0:
+		return fmt.Errorf("kill_delay: must not be negative")
+	case c.HeartbeatInterval <= 0:
+		return fmt.Errorf("heartbeat_interval: must be positive")
+	case len(c.ShepherdCommand) == 0:
+		return fmt.Errorf("shepherd command: cannot determine this executable's path")
+	}
+	seen := map[string]bool{}
+	for i, v := range c.Vnodes {
+		if v.Name == "" {
+			return fmt.Errorf("vnode[%d].name: must be set", i)
+		}
+		if seen[v.Name] {
+			return fmt.Errorf("vnode[%d].name: %q is listed twice", i, v.Name)
+		}
+		seen[v.Name] = true
+		switch v.Sharing {
+		case "", "default_shared", "default_excl", "default_exclhost", "ignore_excl", "force_excl", "force_exclhost":
+		default:
+			return fmt.Errorf("vnode[%d].sharing: unknown value %q", i, v.Sharing)
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

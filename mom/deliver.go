@@ -1,0 +1,117 @@
+package mom
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// outputTarget is one spooled output file and where it goes.
+type outputTarget struct {
+	spool  string // file name in the job directory
+	dest   string // destination path on this host
+	suffix string // "OU" or "ER", for <jobid>.OU when dest is a directory
+}
+
+// outputTargets lists the files to deliver. Join_Path "oe" delivers only the
+// .o file (stderr was written into it), "eo" only the .e file. Keep_Files
+// "o"/"e" keep the file in the home directory under its default name.
+func (r *jobRunner) outputTargets() []outputTarget {
+	j := r.job
+	out := outputTarget{spool: fileStdout, dest: r.destination(j.Output, 'o'), suffix: "OU"}
+	errT := outputTarget{spool: fileStderr, dest: r.destination(j.Error, 'e'), suffix: "ER"}
+	switch j.Join {
+	case "oe":
+		return []outputTarget{out}
+	case "eo":
+		return []outputTarget{errT}
+	}
+	return []outputTarget{out, errT}
+}
+
+// destination strips the host part of an Output_Path/Error_Path (Strata
+// delivers on the execution host, whose file systems are assumed shared) and
+// applies Keep_Files.
+func (r *jobRunner) destination(path string, stream byte) string {
+	j := r.job
+	if strings.IndexByte(j.Keep, stream) >= 0 || path == "" {
+		return filepath.Join(r.id.Home, defaultOutputName(j, stream))
+	}
+	if host, p, ok := strings.Cut(path, ":"); ok && !strings.Contains(host, "/") {
+		path = p
+	}
+	return path
+}
+
+// defaultOutputName is <Job_Name>.o<seq> (".o<seq>.<index>" for subjobs).
+func defaultOutputName(j *model.Job, stream byte) string {
+	seq, _, _ := strings.Cut(j.ID, ".")
+	if base, idx, ok := strings.Cut(seq, "["); ok {
+		seq = base + "." + strings.TrimSuffix(idx, "]")
+	}
+	name := j.Name
+	if name == "" {
+		name = "STDIN"
+	}
+	return name + "." + string(stream) + seq
+}
+
+// deliverOutputs copies every output file to its destination and returns a
+// comment describing failures ("" when all went well). Undeliverable files
+// are kept under <spool>/undelivered/<jobid>.OU|ER.
+func (r *jobRunner) deliverOutputs() string {
+	var notes []string
+	for _, t := range r.outputTargets() {
+		src := filepath.Join(r.dir, t.spool)
+		err := r.deliverOne(src, t)
+		if err == nil {
+			os.Remove(src)
+			continue
+		}
+		r.logger.Printf("deliver %s to %s: %v", t.spool, t.dest, err)
+		keep := filepath.Join(r.params.Spool, "undelivered", r.job.ID+"."+t.suffix)
+		if rerr := os.Rename(src, keep); rerr != nil {
+			r.logger.Printf("keep undelivered output: %v", rerr)
+		}
+		notes = append(notes, fmt.Sprintf("Output file could not be delivered: %v", err))
+	}
+	return strings.Join(notes, "; ")
+}
+
+// deliverOne writes the spool file to its destination through a helper
+// process running with the user's credentials, so the user's permissions
+// decide what may be written (a root shepherd must not follow a user's
+// symlink onto /etc/passwd).
+func (r *jobRunner) deliverOne(src string, t outputTarget) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("open spooled output: %w", err)
+	}
+	defer f.Close()
+	if len(r.params.SelfCommand) == 0 {
+		return fmt.Errorf("no helper command to deliver with")
+	}
+	argv := append(append([]string(nil), r.params.SelfCommand...), shepherdDeliver, t.dest, r.job.ID+"."+t.suffix)
+	var stderr bytes.Buffer
+	cmd := &exec.Cmd{
+		Path:        argv[0],
+		Args:        argv,
+		Dir:         "/",
+		Stdin:       f,
+		Stderr:      &stderr,
+		SysProcAttr: &syscall.SysProcAttr{Credential: r.credential()},
+	}
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return fmt.Errorf("%s", msg)
+		}
+		return fmt.Errorf("delivery helper: %w", err)
+	}
+	return nil
+}

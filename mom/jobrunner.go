@@ -1,0 +1,329 @@
+package mom
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// jobRunner runs one job inside the shepherd process.
+type jobRunner struct {
+	dir       string
+	job       *model.Job
+	params    launchParams
+	killDelay time.Duration
+	logger    *log.Logger
+
+	asRoot bool
+	id     identity
+	tmpdir string
+}
+
+// run sets the job up, runs it to completion and delivers its output.
+func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
+	j := r.job
+	r.asRoot = os.Geteuid() == 0
+	if !r.asRoot && j.UID != os.Getuid() {
+		return failed(model.ExitFailUID, "agent runs as uid %d and cannot run jobs of uid %d", os.Getuid(), j.UID)
+	}
+	r.id = lookupIdentity(j.UID, j.GID, j.User)
+
+	cmd, stdout, stderr, err := r.prepare()
+	if err != nil {
+		r.cleanup()
+		return failed(model.ExitFail1, "%v", err)
+	}
+	start := time.Now()
+	err = cmd.Start()
+	stdout.Close()
+	if stderr != stdout {
+		stderr.Close()
+	}
+	if err != nil {
+		r.cleanup()
+		return failed(model.ExitFail2, "cannot start job: %v", err)
+	}
+	pid := cmd.Process.Pid
+	if err := writeJSONAtomic(filepath.Join(r.dir, fileJobPid), jobPidRecord{Pid: pid, StartUnix: start.Unix()}, 0o644); err != nil {
+		r.logger.Printf("record job pid: %v", err)
+	}
+	r.logger.Printf("job %s started as pid %d", j.ID, pid)
+
+	walltimeExceeded, killed := r.wait(cmd, pid, sigs)
+	end := time.Now()
+	// Leftover background processes of the job die with it, as under PBS.
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+
+	res := &Result{Kind: api.EventEnded, SessionID: pid}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case walltimeExceeded:
+		res.Exit = model.ExitKillWalltime
+		res.Comment = "exceeded resource walltime"
+	case ws.Signaled():
+		res.Exit = 256 + int(ws.Signal())
+	default:
+		res.Exit = ws.ExitStatus()
+	}
+	if killed {
+		r.logger.Printf("job %s was killed on request", j.ID)
+	}
+	res.Used = r.usage(cmd.ProcessState, end.Sub(start))
+	if note := r.deliverOutputs(); note != "" {
+		res.Comment = joinComment(res.Comment, note)
+	}
+	r.cleanup()
+	return res
+}
+
+// prepare creates TMPDIR, the script and node files and the output spool
+// files, and builds the command. The returned files are the job's stdout
+// and stderr (the same file when joined); the caller closes them.
+func (r *jobRunner) prepare() (*exec.Cmd, *os.File, *os.File, error) {
+	j := r.job
+	tmpdir, err := r.makeTmpdir()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r.tmpdir = tmpdir
+	nodefile := filepath.Join(r.dir, fileNodes)
+	nodes := strings.Join(j.NodeFile(), "\n")
+	if nodes != "" {
+		nodes += "\n"
+	}
+	if err := os.WriteFile(nodefile, []byte(nodes), 0o644); err != nil {
+		return nil, nil, nil, fmt.Errorf("write node file: %w", err)
+	}
+	env := jobEnvironment(j, jobEnvParams{ID: r.id, NodeFile: nodefile, TmpDir: tmpdir})
+
+	var argv []string
+	if len(j.Argv) > 0 {
+		prog, err := lookPathIn(j.Argv[0], envValue(env, "PATH"))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		argv = append([]string{prog}, j.Argv[1:]...)
+	} else {
+		script := filepath.Join(r.dir, fileScript)
+		if err := r.writeUserFile(script, []byte(j.Script), 0o500); err != nil {
+			return nil, nil, nil, fmt.Errorf("write job script: %w", err)
+		}
+		argv = []string{jobShell(j, r.id), script}
+	}
+
+	stdout, stderr, err := r.openSpoolOutput()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cmd := &exec.Cmd{
+		Path:   argv[0],
+		Args:   argv,
+		Env:    env,
+		Dir:    r.id.Home,
+		Stdout: stdout,
+		Stderr: stderr,
+		// Setsid makes the job pid its own process group and session, so
+		// signals reach everything it starts and session_id == job pid.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Credential: r.credential()},
+	}
+	return cmd, stdout, stderr, nil
+}
+
+// credential is the identity to switch to, nil when the agent is not root
+// (it then only runs its own user's jobs and cannot switch).
+func (r *jobRunner) credential() *syscall.Credential {
+	if !r.asRoot {
+		return nil
+	}
+	groups := []uint32{uint32(r.id.GID)}
+	for _, g := range r.id.Groups {
+		if g != uint32(r.id.GID) {
+			groups = append(groups, g)
+		}
+	}
+	return &syscall.Credential{Uid: uint32(r.id.UID), Gid: uint32(r.id.GID), Groups: groups}
+}
+
+// makeTmpdir creates <tmpdir>/pbs.<jobid>, 0700 and owned by the user.
+// Anything already at that path (a leftover, or a user's symlink planted in
+// a sticky /var/tmp) is removed first; RemoveAll does not follow symlinks
+// and Mkdir fails rather than reuse a path someone recreated meanwhile.
+func (r *jobRunner) makeTmpdir() (string, error) {
+	path := filepath.Join(r.params.TmpDir, "pbs."+r.job.ID)
+	if err := os.RemoveAll(path); err != nil {
+		return "", fmt.Errorf("clear TMPDIR %s: %w", path, err)
+	}
+	if err := os.Mkdir(path, 0o700); err != nil {
+		return "", fmt.Errorf("create TMPDIR: %w", err)
+	}
+	if r.asRoot {
+		if err := os.Lchown(path, r.id.UID, r.id.GID); err != nil {
+			return "", fmt.Errorf("chown TMPDIR: %w", err)
+		}
+	}
+	return path, nil
+}
+
+// writeUserFile writes a file in the spool that the job reads as its owner.
+func (r *jobRunner) writeUserFile(path string, data []byte, perm os.FileMode) error {
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return err
+	}
+	if r.asRoot {
+		if err := os.Chown(path, r.id.UID, r.id.GID); err != nil {
+			return err
+		}
+	}
+	return os.Chmod(path, perm)
+}
+
+// openSpoolOutput opens the spool files for stdout and stderr, honouring
+// Join_Path: "oe" sends stderr into the stdout file, "eo" the reverse.
+func (r *jobRunner) openSpoolOutput() (stdout, stderr *os.File, err error) {
+	open := func(name string) (*os.File, error) {
+		f, err := os.OpenFile(filepath.Join(r.dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("open spool %s: %w", name, err)
+		}
+		return f, nil
+	}
+	switch r.job.Join {
+	case "oe":
+		stdout, err = open(fileStdout)
+		return stdout, stdout, err
+	case "eo":
+		stderr, err = open(fileStderr)
+		return stderr, stderr, err
+	}
+	if stdout, err = open(fileStdout); err != nil {
+		return nil, nil, err
+	}
+	if stderr, err = open(fileStderr); err != nil {
+		stdout.Close()
+		return nil, nil, err
+	}
+	return stdout, stderr, nil
+}
+
+// wait waits for the job, enforcing walltime and honouring kill requests
+// (SIGTERM to the shepherd). Both send SIGTERM to the job's process group
+// and SIGKILL after the kill delay.
+func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltimeExceeded, killed bool) {
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	var walltime <-chan time.Time
+	if wt, ok := r.job.ResourceList["walltime"]; ok {
+		if secs, err := model.ParseDuration(wt); err == nil && secs > 0 {
+			t := time.NewTimer(time.Duration(secs) * time.Second)
+			defer t.Stop()
+			walltime = t.C
+		}
+	}
+	var hardKill <-chan time.Time
+	terminate := func(why string) {
+		if hardKill != nil {
+			return // already terminating
+		}
+		r.logger.Printf("job %s: %s; SIGTERM to process group %d", r.job.ID, why, pid)
+		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		t := time.NewTimer(r.killDelay)
+		hardKill = t.C
+	}
+	for {
+		select {
+		case <-done:
+			return walltimeExceeded, killed
+		case <-walltime:
+			walltime = nil
+			walltimeExceeded = true
+			terminate("walltime exceeded")
+		case <-sigs:
+			killed = true
+			terminate("kill requested")
+		case <-hardKill:
+			r.logger.Printf("job %s: still alive after %s; SIGKILL", r.job.ID, r.killDelay)
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			hardKill = nil
+		}
+	}
+}
+
+// usage builds resources_used from the job's rusage.
+func (r *jobRunner) usage(ps *os.ProcessState, wall time.Duration) map[string]string {
+	used := map[string]string{
+		"walltime": model.FormatDuration(int64(wall.Round(time.Second) / time.Second)),
+		"cput":     model.FormatDuration(int64((ps.UserTime() + ps.SystemTime()).Round(time.Second) / time.Second)),
+		"ncpus":    allocatedNcpus(r.job),
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		used["mem"] = strconv.FormatInt(ru.Maxrss, 10) + "kb" // Linux reports kilobytes
+	}
+	return used
+}
+
+// allocatedNcpus is Resource_List.ncpus, or the select total.
+func allocatedNcpus(j *model.Job) string {
+	if v := j.ResourceList["ncpus"]; v != "" {
+		return v
+	}
+	if n := j.Select.Total("ncpus"); n > 0 {
+		return strconv.FormatFloat(n, 'f', -1, 64)
+	}
+	return "1"
+}
+
+// cleanup removes TMPDIR; the spool directory stays until the agent has
+// reported the result.
+func (r *jobRunner) cleanup() {
+	if r.tmpdir != "" {
+		if err := os.RemoveAll(r.tmpdir); err != nil {
+			r.logger.Printf("remove TMPDIR: %v", err)
+		}
+	}
+}
+
+// lookPathIn resolves a program name against the job's PATH rather than the
+// shepherd's.
+func lookPathIn(prog, path string) (string, error) {
+	if strings.Contains(prog, "/") {
+		return prog, nil
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			continue
+		}
+		p := filepath.Join(d, prog)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", prog, exec.ErrNotFound)
+}
+
+func envValue(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func joinComment(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

@@ -1,0 +1,106 @@
+package mom
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// startLocked creates the run's spool record and launches its shepherd.
+// Caller holds a.mu. A failure to launch becomes a failed result, reported
+// like any other, so the server is never left waiting.
+func (a *Agent) startLocked(ctx context.Context, wg *sync.WaitGroup, j *model.Job) {
+	key := recordKey(j.ID, j.RunCount)
+	dir := a.spool.jobDir(j.ID, j.RunCount)
+	// 0711: the job (running as its owner) must reach its script and node
+	// file inside, but nobody may list the directory.
+	if err := os.Mkdir(dir, 0o711); err != nil {
+		// A directory without an in-memory record means something else
+		// wrote the spool; refusing is safer than running twice.
+		a.logger.Printf("job %s: create spool record: %v", j.ID, err)
+		if !a.lost[key] {
+			a.lost[key] = true
+			a.queueLocked(key, api.JobEvent{JobID: j.ID, Kind: api.EventFailed, Exit: model.ExitFail1, Run: j.RunCount,
+				Comment: fmt.Sprintf("cannot create spool record: %v", err)})
+		}
+		return
+	}
+	rec := &record{key: key, job: j, dir: dir}
+	a.jobs[key] = rec
+	if err := a.launch(rec); err != nil {
+		a.logger.Printf("job %s: %v", j.ID, err)
+		res := failed(model.ExitFail1, "%v", err)
+		if werr := writeJSONAtomic(filepath.Join(dir, fileResult), res, 0o644); werr != nil {
+			a.logger.Printf("job %s: record failure: %v", j.ID, werr)
+		}
+		a.finishLocked(rec, res)
+		return
+	}
+	a.logger.Printf("job %s (run %d): shepherd started", j.ID, j.RunCount)
+	a.watchLocked(ctx, wg, rec)
+}
+
+// launch writes the job's files and starts its shepherd in a new session,
+// so the shepherd outlives this agent. The shepherd waits for a go byte
+// sent only after its pid record is safely on disk.
+func (a *Agent) launch(rec *record) error {
+	if err := writeJSONAtomic(filepath.Join(rec.dir, fileJob), rec.job, 0o600); err != nil {
+		return err
+	}
+	lp := launchParams{
+		Host:        a.cfg.Host,
+		Spool:       a.cfg.Spool,
+		TmpDir:      a.cfg.TmpDir,
+		KillDelayMs: a.cfg.KillDelay.Milliseconds(),
+		SelfCommand: a.cfg.ShepherdCommand,
+	}
+	if err := writeJSONAtomic(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(filepath.Join(rec.dir, fileLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open shepherd log: %w", err)
+	}
+	defer logf.Close()
+	argv := append(append([]string(nil), a.cfg.ShepherdCommand...), shepherdRun, rec.dir)
+	cmd := &exec.Cmd{
+		Path:        argv[0],
+		Args:        argv,
+		Dir:         "/",
+		Stdout:      logf,
+		Stderr:      logf,
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	goPipe, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("shepherd pipe: %w", err)
+	}
+	defer goPipe.Close()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start shepherd: %w", err)
+	}
+	// Reap the shepherd if it exits while this agent lives; after an
+	// agent restart init does.
+	go func() { _ = cmd.Wait() }()
+	pid := cmd.Process.Pid
+	st, err := procStartTime(pid)
+	if err == nil {
+		err = writeJSONAtomic(filepath.Join(rec.dir, fileShepherd), shepherdRecord{Pid: pid, StartTime: st, BootID: a.bootID}, 0o644)
+	}
+	if err != nil {
+		// Closing the pipe without the go byte makes the shepherd exit
+		// without running the job.
+		return fmt.Errorf("record shepherd: %w", err)
+	}
+	if _, err := goPipe.Write([]byte{'g'}); err != nil {
+		return fmt.Errorf("release shepherd: %w", err)
+	}
+	return nil
+}

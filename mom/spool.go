@@ -1,0 +1,204 @@
+package mom
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// Names of the files in a job's spool directory.
+const (
+	fileJob      = "job.json"
+	fileLaunch   = "launch.json"
+	fileScript   = "script"
+	fileNodes    = "nodefile"
+	fileShepherd = "shepherd.pid"
+	fileJobPid   = "job.pid"
+	fileStdout   = "stdout"
+	fileStderr   = "stderr"
+	fileResult   = "result.json"
+	fileLog      = "shepherd.log"
+)
+
+// spool knows the layout of the agent's spool directory.
+type spool struct {
+	root string
+}
+
+func (s spool) jobsDir() string        { return filepath.Join(s.root, "jobs") }
+func (s spool) undeliveredDir() string { return filepath.Join(s.root, "undelivered") }
+
+// jobDir is the directory of one run of a job. The run count is part of the
+// name so that a requeued job's new run never meets an old run's files.
+func (s spool) jobDir(jobID string, run int) string {
+	return filepath.Join(s.jobsDir(), recordKey(jobID, run))
+}
+
+// recordKey names one run of a job.
+func recordKey(jobID string, run int) string {
+	return jobID + "." + strconv.Itoa(run)
+}
+
+// init creates the spool directories. They are traversable by everyone
+// (0711) because the job, running as its owner, reads its script and node
+// file from its spool directory; nothing in them is listable.
+func (s spool) init() error {
+	for _, d := range []string{s.root, s.jobsDir(), s.undeliveredDir()} {
+		if err := os.MkdirAll(d, 0o711); err != nil {
+			return fmt.Errorf("create spool directory: %w", err)
+		}
+	}
+	return nil
+}
+
+// records lists the job directories present in the spool.
+func (s spool) records() ([]string, error) {
+	ents, err := os.ReadDir(s.jobsDir())
+	if err != nil {
+		return nil, fmt.Errorf("scan spool: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, filepath.Join(s.jobsDir(), e.Name()))
+		}
+	}
+	return out, nil
+}
+
+// launchParams is what the agent tells a shepherd besides the job itself.
+type launchParams struct {
+	Host         string   `json:"host"`
+	Spool        string   `json:"spool"`
+	TmpDir       string   `json:"tmpdir"`
+	KillDelayMs  int64    `json:"kill_delay_ms"`
+	SelfCommand  []string `json:"self_command"` // re-exec prefix for "deliver"
+	ScriptFile   string   `json:"script_file,omitempty"`
+	RefuseReason string   `json:"refuse_reason,omitempty"`
+}
+
+// shepherdRecord identifies a running shepherd process beyond its pid.
+type shepherdRecord struct {
+	Pid       int    `json:"pid"`
+	StartTime uint64 `json:"start_time"`
+	BootID    string `json:"boot_id"`
+}
+
+// jobPidRecord is written by the shepherd once the job runs.
+type jobPidRecord struct {
+	Pid       int   `json:"pid"`
+	StartUnix int64 `json:"start_unix"`
+}
+
+// Result is how a job ended, written by the shepherd as result.json.
+type Result struct {
+	// Kind is api.EventEnded, or api.EventFailed when the job never ran.
+	Kind      string            `json:"kind"`
+	Exit      int               `json:"exit_status"`
+	SessionID int               `json:"session_id,omitempty"`
+	Used      map[string]string `json:"resources_used,omitempty"`
+	Comment   string            `json:"comment,omitempty"`
+}
+
+// writeJSONAtomic writes v so that readers see either nothing or the whole
+// file: a temporary file is synced and renamed over the name.
+func writeJSONAtomic(path string, v any, perm os.FileMode) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	return writeFileAtomic(path, b, perm)
+}
+
+func writeFileAtomic(path string, b []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	name := tmp.Name()
+	_, werr := tmp.Write(b)
+	if werr == nil {
+		werr = tmp.Chmod(perm)
+	}
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(name, path)
+	}
+	if werr != nil {
+		os.Remove(name)
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
+}
+
+// readJSON reads a JSON file; a missing file is reported with os.ErrNotExist
+// in the chain so callers can tell "not yet" from "broken".
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("decode %s: %w", path, err)
+	}
+	return nil
+}
+
+func readJob(dir string) (*model.Job, error) {
+	var j model.Job
+	if err := readJSON(filepath.Join(dir, fileJob), &j); err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// readResult returns the job's result, or nil when it has not ended.
+func readResult(dir string) (*Result, error) {
+	var r Result
+	err := readJSON(filepath.Join(dir, fileResult), &r)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// readJobPid returns the job's pid record, or nil before the job started.
+func readJobPid(dir string) (*jobPidRecord, error) {
+	var r jobPidRecord
+	err := readJSON(filepath.Join(dir, fileJobPid), &r)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// shepherdAlive reports whether the shepherd recorded in dir still runs: same
+// boot, same pid and same process start time.
+func shepherdAlive(dir string) bool {
+	var rec shepherdRecord
+	if err := readJSON(filepath.Join(dir, fileShepherd), &rec); err != nil {
+		return false
+	}
+	if rec.BootID != bootID() || rec.Pid <= 0 {
+		return false
+	}
+	st, err := procStartTime(rec.Pid)
+	return err == nil && st == rec.StartTime
+}

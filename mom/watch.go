@@ -1,0 +1,105 @@
+package mom
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// watchInterval is how often a watcher looks at its job's spool directory.
+// The shepherd writes job.pid and result.json atomically, so polling a
+// couple of stat calls per job is cheap and needs no inotify bookkeeping.
+const watchInterval = 150 * time.Millisecond
+
+// watchLocked starts the watcher of a running job. Caller holds a.mu.
+func (a *Agent) watchLocked(ctx context.Context, wg *sync.WaitGroup, rec *record) {
+	wctx, cancel := context.WithCancel(ctx)
+	rec.stopWatch = cancel
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer cancel()
+		a.watch(wctx, rec)
+	}()
+}
+
+// watch reports the job's start (session id) and end.
+func (a *Agent) watch(ctx context.Context, rec *record) {
+	t := time.NewTicker(watchInterval)
+	defer t.Stop()
+	for {
+		if a.pollJob(rec) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// pollJob looks at the job's files once and reports whether it has ended.
+func (a *Agent) pollJob(rec *record) bool {
+	a.noteStarted(rec)
+	res, err := readResult(rec.dir)
+	if err != nil {
+		a.logger.Printf("job %s: %v", rec.job.ID, err)
+	}
+	if res == nil && err == nil && !shepherdAlive(rec.dir) {
+		// The shepherd writes its result before it exits: look again, so
+		// an exit between the two checks is not mistaken for a crash.
+		if res, err = readResult(rec.dir); res == nil && err == nil {
+			a.logger.Printf("job %s: shepherd died without a result", rec.job.ID)
+			res = a.lostResult(rec.dir)
+		}
+	}
+	if res == nil {
+		return false
+	}
+	a.noteStarted(rec)
+	a.mu.Lock()
+	a.finishLocked(rec, res)
+	a.mu.Unlock()
+	return true
+}
+
+// noteStarted queues the started event once the shepherd recorded the job's
+// pid.
+func (a *Agent) noteStarted(rec *record) {
+	a.mu.Lock()
+	done := rec.startedQueued
+	a.mu.Unlock()
+	if done {
+		return
+	}
+	pr, err := readJobPid(rec.dir)
+	if err != nil || pr == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if rec.startedQueued {
+		return
+	}
+	rec.startedQueued = true
+	a.queueLocked(rec.key, api.JobEvent{
+		JobID: rec.job.ID, Kind: api.EventStarted, SessionID: pr.Pid, Run: rec.job.RunCount,
+	})
+}
+
+// finishLocked records the job's result and queues its end event. Caller
+// holds a.mu.
+func (a *Agent) finishLocked(rec *record, res *Result) {
+	rec.result = res
+	if rec.endedQueued {
+		return
+	}
+	rec.endedQueued = true
+	a.queueLocked(rec.key, api.JobEvent{
+		JobID: rec.job.ID, Kind: res.Kind, SessionID: res.SessionID, Exit: res.Exit,
+		Used: res.Used, Comment: res.Comment, Run: rec.job.RunCount,
+	})
+}

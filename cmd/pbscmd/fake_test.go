@@ -34,7 +34,8 @@ func (f *fakeServer) op(name, id, detail string) error {
 	if err := f.opErr[id]; err != nil {
 		return err
 	}
-	f.ops = append(f.ops, strings.TrimSpace(name+" "+id+" "+detail))
+	f.ops = append(f.ops, strings.Join(strings.Fields(name+" "+id), " ")+" "+detail)
+	f.ops[len(f.ops)-1] = strings.TrimSpace(f.ops[len(f.ops)-1])
 	return nil
 }
 

@@ -83,10 +83,13 @@ func (w *writer) addBefore(j *model.Job, d model.Dep, now int64) {
 // left), an unsatisfiable one deletes the dependent job, which in turn
 // settles the jobs that depend on it.
 func (w *writer) parentChanged(p *model.Job, now int64) {
-	for _, c := range w.jobsInStates(model.StateHeld, model.StateQueued, model.StateWaiting) {
-		if !dependsOn(c, p.ID) {
-			continue
-		}
+	it, _ := w.txn.Get(tableJobs, "dep", p.ID)
+	var children []*model.Job
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		children = append(children, raw.(*model.Job))
+	}
+	sortJobs(children)
+	for _, c := range children {
 		c = w.job(c.ID) // an earlier iteration may have changed it
 		if c == nil || c.IsFinished() {
 			continue
@@ -129,13 +132,4 @@ func (w *writer) parentChanged(p *model.Job, now int64) {
 		c.Mtime = now
 		w.putJob(c)
 	}
-}
-
-func dependsOn(j *model.Job, parent string) bool {
-	for _, d := range j.Deps {
-		if d.Job == parent {
-			return true
-		}
-	}
-	return false
 }

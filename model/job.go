@@ -144,6 +144,34 @@ type Job struct {
 	// the job can never run; the job is not looked at again until the vnodes
 	// or resources change (the epoch moves).
 	NeverRunEpoch uint64 `json:"never_run_epoch,omitempty"`
+
+	// ExecTime is Execution_Time (qsub -a): the job waits in W until then.
+	ExecTime int64 `json:"execution_time,omitempty"`
+	// Depend is the depend attribute as submitted (ids expanded); Deps are
+	// the dependencies still pending, which keep the job in H/22.
+	Depend string `json:"depend,omitempty"`
+	Deps   []Dep  `json:"deps,omitempty"`
+	// GroupList is group_list (qsub -W group_list).
+	GroupList string `json:"group_list,omitempty"`
+	// RequeueOnEnd is set by qrerun: the kill the agent delivers ends in a
+	// requeue rather than in history.
+	RequeueOnEnd bool `json:"requeue_on_end,omitempty"`
+	// History is the job's bounded event log (tracejob), appended by the
+	// FSM on every transition with the command's time.
+	History []Event `json:"history,omitempty"`
+}
+
+// Event is one line of a job's life as tracejob prints it.
+type Event struct {
+	Time int64  `json:"t"`
+	Text string `json:"text"`
+}
+
+// Dep is one pending dependency: Type is after, afterok, afternotok or
+// afterany; Job is the full id of the job this one waits for.
+type Dep struct {
+	Type string `json:"type"`
+	Job  string `json:"job"`
 }
 
 // Sig is a signal request for a running job, numbered so agents deliver
@@ -160,6 +188,11 @@ func (j *Job) Copy() *Job {
 	c := *j
 	c.ResourceList = copyStringMap(j.ResourceList)
 	c.Used = copyStringMap(j.Used)
+	// Appending to a shared backing array could write into a reader's
+	// view; give the copy its own slices.
+	c.History = append([]Event(nil), j.History...)
+	c.Deps = append([]Dep(nil), j.Deps...)
+	c.Signals = append([]Sig(nil), j.Signals...)
 	return &c
 }
 

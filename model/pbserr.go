@@ -14,6 +14,7 @@ const (
 	PBSEAttrRO           = 15003
 	PBSEInvalidRequest   = 15004
 	PBSEPerm             = 15007
+	PBSEUnknownSignal    = 15013
 	PBSEBadAttrVal       = 15014
 	PBSEModAtrRun        = 15015
 	PBSEBadState         = 15016
@@ -21,9 +22,13 @@ const (
 	PBSEQueueNotEnabled  = 15021
 	PBSEQueueAccess      = 15022
 	PBSESystem           = 15010
+	PBSENoSupport        = 15029
 	PBSEUnknownResource  = 15035
 	PBSEExceedsLimits    = 15036
 	PBSENoDefaultQueue   = 15037
+	PBSENoRerun          = 15038
+	PBSEResourceUnavail  = 15044
+	PBSEBadGroup         = 15045
 	PBSEBadDepend        = 15054
 	PBSEUnknownNode      = 15062
 	PBSEUnknownResvID    = 15084
@@ -47,6 +52,11 @@ var pbsMessages = map[int]string{
 	PBSEInvalidRequest:   "Invalid request",
 	PBSEPerm:             "Unauthorized Request ",
 	PBSESystem:           "System error: ",
+	PBSEUnknownSignal:    "Unknown signal",
+	PBSENoSupport:        "No support for requested service",
+	PBSENoRerun:          "Job is not rerunnable",
+	PBSEResourceUnavail:  "Resources temporarily unavailable",
+	PBSEBadGroup:         "Bad Group specified",
 	PBSEBadAttrVal:       "Illegal attribute or resource value",
 	PBSEModAtrRun:        "Cannot modify attribute while job running ",
 	PBSEBadState:         "Request invalid for state of job",

@@ -39,6 +39,24 @@ func (w *writer) apply(cmd Command) any {
 		return w.purge(c)
 	case *SetServerConfig:
 		return w.setConfig(c)
+	case *HoldJob:
+		return w.holdJob(c)
+	case *ReleaseJob:
+		return w.releaseJob(c)
+	case *AlterJob:
+		return w.alterJob(c)
+	case *SignalJob:
+		return w.signalJob(c)
+	case *MoveJob:
+		return w.moveJob(c)
+	case *RerunJob:
+		return w.rerunJob(c)
+	case *RunJobNow:
+		return w.runJobNow(c)
+	case *ReleaseWaiting:
+		return w.releaseWaiting(c)
+	case *MarkVnodes:
+		return w.markVnodes(c)
 	}
 	return fmt.Errorf("no handler for %s", cmd.Type())
 }
@@ -136,8 +154,15 @@ func (w *writer) submit(c *SubmitJob) any {
 			return raw.(*model.Job).ID
 		}
 	}
+	// Dependencies are checked before anything changes: a refused job
+	// must not use up a sequence number.
+	pending, before, err := w.resolveDeps(c.Job.Deps)
+	if err != nil {
+		return err
+	}
 	m := w.meta()
 	j := c.Job.Copy()
+	j.Deps = pending
 	j.Seq = m.NextSeq
 	j.ID = model.FormatJobID(j.Seq, m.Config.Name)
 	j.Server = m.Config.Name
@@ -152,14 +177,23 @@ func (w *writer) submit(c *SubmitJob) any {
 	j.Output = defaultPath(j.Output, j.SubmitHost, workdir, j.Name+".o"+seq, j.ID+".OU")
 	j.Error = defaultPath(j.Error, j.SubmitHost, workdir, j.Name+".e"+seq, j.ID+".ER")
 	j.Ctime, j.Qtime, j.Mtime, j.Etime = c.Now, c.Now, c.Now, c.Now
-	if j.Hold != "" && j.Hold != "n" {
-		j.State, j.Substate = model.StateHeld, model.SubHeld
-	} else {
+	if j.Hold == "" {
 		j.Hold = "n"
-		j.State, j.Substate = model.StateQueued, model.SubQueued
 	}
+	if len(j.Deps) > 0 {
+		j.Hold = addHold(j.Hold, "s")
+	}
+	evalState(j, c.Now)
 	j.Env = append(j.Env, model.EnvVar{Name: "PBS_O_QUEUE", Value: j.Queue})
+	j.History = nil
+	note(j, c.Now, "Job Queued at request of %s, owner = %s, job name = %s, queue = %s", j.Owner, j.Owner, j.Name, j.Queue)
+	if j.State != model.StateQueued {
+		note(j, c.Now, "Job state %s, substate %d", j.State, j.Substate)
+	}
 	w.putJob(j)
+	for _, d := range before {
+		w.addBefore(j, d, c.Now)
+	}
 	return j.ID
 }
 
@@ -271,7 +305,9 @@ func (w *writer) run(r *RunJob, now int64) bool {
 	j.NeverRunEpoch = 0
 	j.Comment = ""
 	j.Comment = fmt.Sprintf("Job run at %s on %s", pbsTime(now), j.ExecVnode(w.meta().Config.Defs))
+	note(j, now, "Job Run at request of Scheduler on exec_vnode %s", j.ExecVnode(w.meta().Config.Defs))
 	w.putJob(j)
+	w.parentChanged(j, now) // releases "after" dependents
 	return true
 }
 

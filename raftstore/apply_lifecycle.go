@@ -102,6 +102,7 @@ func (w *writer) jobEvents(c *JobEvents) any {
 			j.Substate = model.SubRunning
 			j.SessionID = ev.SessionID
 			j.Mtime = c.Now
+			note(j, c.Now, "Job started on %s, session %d", c.Host, ev.SessionID)
 			w.putJob(j)
 		case "ended":
 			w.finish(j, ev.Exit, ev.Used, ev.Comment, c.Now)
@@ -114,7 +115,12 @@ func (w *writer) jobEvents(c *JobEvents) any {
 
 // finish ends a job that ran: resources go back, and the job becomes
 // history (or disappears when history is off).
-func (w *writer) finish(j *model.Job, exit int, used map[string]string, note string, now int64) {
+func (w *writer) finish(j *model.Job, exit int, used map[string]string, detail string, now int64) {
+	if j.RequeueOnEnd && j.Deleter == "" {
+		// qrerun's kill: the job goes back to the queue.
+		w.requeue(j.Copy(), "Job rerun at request of an operator", now)
+		return
+	}
 	w.release(j, now)
 	j = j.Copy()
 	e := exit
@@ -139,20 +145,28 @@ func (w *writer) finish(j *model.Job, exit int, used map[string]string, note str
 		j.Substate = model.SubFailed
 		j.Comment += " and failed"
 	}
-	if note != "" {
-		j.Comment += "; " + note
+	if detail != "" {
+		j.Comment += "; " + detail
 	}
+	usedText := ""
+	for _, k := range model.SortedKeys(j.Used) {
+		usedText += " resources_used." + k + "=" + j.Used[k]
+	}
+	note(j, now, "Exit_status=%d%s", exit, usedText)
 	w.toHistory(j)
 }
 
 // toHistory stores a finished job as F, or removes it when history is off.
+// Jobs that depend on it are settled in the same transaction.
 func (w *writer) toHistory(j *model.Job) {
 	j.State = model.StateFinished
+	j.Deps = nil
 	if !w.meta().Config.JobHistoryEnable {
 		w.deleteJobRow(j)
-		return
+	} else {
+		w.putJob(j)
 	}
-	w.putJob(j)
+	w.parentChanged(j, j.Mtime)
 }
 
 // lose handles a job whose execution was lost or could not start: a
@@ -163,14 +177,20 @@ func (w *writer) lose(j *model.Job, comment string, exit int, now int64) {
 		w.finish(j, exit, nil, comment, now)
 		return
 	}
+	w.requeue(j.Copy(), "Job requeued: "+comment, now)
+}
+
+// requeue puts a running job (a copy) back in the queue, or holds it after
+// too many attempts.
+func (w *writer) requeue(j *model.Job, comment string, now int64) {
 	w.release(j, now)
-	j = j.Copy()
 	j.State, j.Substate = model.StateQueued, model.SubQueued
 	j.Exec, j.MSHost, j.Exclusive = nil, "", false
 	j.SessionID = 0
-	j.KillRequested = false
+	j.KillRequested, j.RequeueOnEnd = false, false
 	j.Mtime, j.Qtime = now, now
-	j.Comment = "Job requeued: " + comment
+	j.Comment = comment
+	note(j, now, "%s", comment)
 	if j.RunCount > maxRunCount {
 		j.State, j.Substate = model.StateHeld, model.SubHeld
 		j.Hold = addHold(j.Hold, "s")
@@ -207,20 +227,25 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 	case j.IsRunning() && c.Force:
 		j = j.Copy()
 		j.Deleter = c.Requestor
+		note(j, c.Now, "Job deleted at request of %s", c.Requestor)
 		w.finish(j, 271, nil, "deleted with -W force", c.Now)
 	case j.IsRunning():
 		j = j.Copy()
 		j.KillRequested = true
 		j.Deleter = c.Requestor
 		j.Mtime = c.Now
+		note(j, c.Now, "Job to be deleted at request of %s", c.Requestor)
 		w.putJob(j)
 	default:
 		j = j.Copy()
 		j.Substate = model.SubTerminated
 		j.Deleter = c.Requestor
 		j.Obit, j.Mtime = c.Now, c.Now
+		note(j, c.Now, "Job deleted at request of %s", c.Requestor)
 		if c.Purge {
 			w.deleteJobRow(j)
+			j.State = model.StateFinished
+			w.parentChanged(j, c.Now)
 			return nil
 		}
 		w.toHistory(j)

@@ -22,6 +22,15 @@ const (
 	RequeueJobsType
 	PurgeHistoryType
 	SetServerConfigType
+	HoldJobType
+	ReleaseJobType
+	AlterJobType
+	SignalJobType
+	MoveJobType
+	RerunJobType
+	RunJobNowType
+	ReleaseWaitingType
+	MarkVnodesType
 )
 
 func (t MessageType) String() string {
@@ -44,6 +53,24 @@ func (t MessageType) String() string {
 		return "PurgeHistory"
 	case SetServerConfigType:
 		return "SetServerConfig"
+	case HoldJobType:
+		return "HoldJob"
+	case ReleaseJobType:
+		return "ReleaseJob"
+	case AlterJobType:
+		return "AlterJob"
+	case SignalJobType:
+		return "SignalJob"
+	case MoveJobType:
+		return "MoveJob"
+	case RerunJobType:
+		return "RerunJob"
+	case RunJobNowType:
+		return "RunJobNow"
+	case ReleaseWaitingType:
+		return "ReleaseWaiting"
+	case MarkVnodesType:
+		return "MarkVnodes"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -196,6 +223,24 @@ func decode(data []byte) (Command, error) {
 		c = &PurgeHistory{}
 	case SetServerConfigType:
 		c = &SetServerConfig{}
+	case HoldJobType:
+		c = &HoldJob{}
+	case ReleaseJobType:
+		c = &ReleaseJob{}
+	case AlterJobType:
+		c = &AlterJob{}
+	case SignalJobType:
+		c = &SignalJob{}
+	case MoveJobType:
+		c = &MoveJob{}
+	case RerunJobType:
+		c = &RerunJob{}
+	case RunJobNowType:
+		c = &RunJobNow{}
+	case ReleaseWaitingType:
+		c = &ReleaseWaiting{}
+	case MarkVnodesType:
+		c = &MarkVnodes{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

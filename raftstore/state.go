@@ -42,6 +42,7 @@ func schema() *memdb.DBSchema {
 			"state": {Name: "state", Indexer: &memdb.StringFieldIndex{Field: "State"}},
 			"ms":    {Name: "ms", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "MSHost"}},
 			"token": {Name: "token", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "Token"}},
+			"dep":   {Name: "dep", AllowMissing: true, Indexer: depIndexer{}},
 		}},
 		tableVnodes: {Name: tableVnodes, Indexes: map[string]*memdb.IndexSchema{
 			"id":   {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Name"}},
@@ -238,4 +239,35 @@ func digitRun(s string) int {
 		i++
 	}
 	return i
+}
+
+// depIndexer indexes jobs by the parents of their pending dependencies, so
+// a parent's start or end finds its dependents without scanning the queue.
+type depIndexer struct{}
+
+func (depIndexer) FromObject(obj any) (bool, [][]byte, error) {
+	j, ok := obj.(*model.Job)
+	if !ok || len(j.Deps) == 0 {
+		return false, nil, nil
+	}
+	seen := map[string]bool{}
+	var out [][]byte
+	for _, d := range j.Deps {
+		if !seen[d.Job] {
+			seen[d.Job] = true
+			out = append(out, []byte(d.Job+"\x00"))
+		}
+	}
+	return true, out, nil
+}
+
+func (depIndexer) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("dep index takes one job id")
+	}
+	id, ok := args[0].(string)
+	if !ok {
+		return nil, fmt.Errorf("dep index: %v is not a job id", args[0])
+	}
+	return []byte(id + "\x00"), nil
 }

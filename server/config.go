@@ -64,6 +64,9 @@ type Config struct {
 	ResourcesDefault   map[string]string   `toml:"resources_default"`
 	MaxJobSequenceID   int64               `toml:"max_job_sequence_id"`
 	NodeSortKey        []string            `toml:"node_sort_key"`
+	// Comment is the server's comment attribute, shown above qstat's
+	// tables.
+	Comment string `toml:"comment"`
 }
 
 // Duration is a time.Duration written as "10s" in TOML.
@@ -235,5 +238,6 @@ func (c *Config) ServerConfig() model.ServerConfig {
 		MaxJobSequenceID:   c.MaxJobSequenceID,
 		Scheduling:         true,
 		NodeSortKeys:       c.NodeSortKey,
+		Comment:            c.Comment,
 	}
 }

@@ -23,6 +23,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+v+"/jobs", s.wrap(s.handleJobs, false))
 	mux.Handle("POST "+v+"/jobs/{id}/delete", s.wrap(s.handleDelete, false))
 	mux.Handle("GET "+v+"/nodes", s.wrap(s.handleNodes, false))
+	s.jobOpRoutes(mux)
 	mux.Handle("GET "+v+"/server", s.wrap(s.handleServer, false))
 	mux.Handle("POST "+v+"/agent/register", s.wrap(s.handleRegister, true))
 	mux.Handle("POST "+v+"/agent/heartbeat", s.wrap(s.handleHeartbeat, true))
@@ -195,14 +196,22 @@ func (s *Server) serverInfo(snap *raftstore.StateSnapshot) api.ServerInfo {
 	if info.Name == "" {
 		info.Name = s.cfg.Name
 	}
+	info.Comment = cfg.Comment
+	info.MaxJobSequenceID = cfg.MaxJobSequenceID
+	perQueue := map[string]int{}
 	for _, name := range model.SortedKeys(cfg.Queues) {
 		q := cfg.Queues[name]
-		info.Queues = append(info.Queues, api.QueueInfo{Name: q.Name, Type: q.Type, Priority: q.Priority, Enabled: q.Enabled, Started: q.Started})
+		perQueue[name] = len(info.Queues)
+		info.Queues = append(info.Queues, api.QueueInfo{Name: q.Name, Type: q.Type, Priority: q.Priority, Enabled: q.Enabled, Started: q.Started, StateCount: map[string]int{}})
 	}
 	for _, j := range snap.Jobs() {
 		if !j.IsFinished() {
 			info.TotalJobs++
 			info.StateCount[j.State]++
+			if i, ok := perQueue[j.Queue]; ok {
+				info.Queues[i].TotalJobs++
+				info.Queues[i].StateCount[j.State]++
+			}
 		}
 	}
 	return info

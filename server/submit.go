@@ -94,6 +94,14 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 		}
 		j.Hold = req.Hold
 	}
+	if req.ExecTime < 0 {
+		return nil, model.Errorf(model.PBSEBadAttrVal, " Execution_Time")
+	}
+	j.ExecTime = req.ExecTime
+	j.GroupList = req.GroupList
+	if j.Depend, j.Deps, err = parseDepend(req.Depend, cfg.Name); err != nil {
+		return nil, err
+	}
 	if j.EnvValue("PBS_O_WORKDIR") == "" {
 		j.Env = append(j.Env, model.EnvVar{Name: "PBS_O_WORKDIR", Value: req.Workdir})
 	}
@@ -114,7 +122,7 @@ func resolveResources(in map[string]string, cfg *model.ServerConfig) (map[string
 			continue
 		}
 		if name == "nodes" {
-			return nil, nil, model.Place{}, &model.PBSError{Code: model.PBSEBadAttrVal, Msg: "Illegal attribute or resource value Resource_List.nodes (nodes= is not supported yet; use select)"}
+			continue // converted to select below
 		}
 		d, ok := defs[name]
 		if !ok {
@@ -131,6 +139,19 @@ func resolveResources(in map[string]string, cfg *model.ServerConfig) (map[string
 	}
 	selText, hasSelect := in["select"]
 	placeText, hasPlace := in["place"]
+	if nodes, ok := in["nodes"]; ok {
+		if hasSelect || hasPlace {
+			return nil, nil, model.Place{}, model.Errorf(model.PBSEInvalNodePlace, "nodes")
+		}
+		if len(hostLevel) > 0 {
+			return nil, nil, model.Place{}, model.Errorf(model.PBSEInvalNodePlace, "%s", hostLevel[0])
+		}
+		sel, place, err := convertNodes(nodes)
+		if err != nil {
+			return nil, nil, model.Place{}, err
+		}
+		selText, placeText, hasSelect, hasPlace = sel, place, true, true
+	}
 	if hasPlace && !hasSelect {
 		return nil, nil, model.Place{}, model.Err(model.PBSEPlaceNoSelect)
 	}

@@ -22,6 +22,14 @@ type Server interface {
 	Delete(ctx context.Context, id string, req api.DeleteRequest) error
 	Nodes(ctx context.Context) (*api.NodesResponse, error)
 	Server(ctx context.Context) (*api.ServerInfo, error)
+	Hold(ctx context.Context, id string, req api.HoldRequest) error
+	Release(ctx context.Context, id string, req api.HoldRequest) error
+	Alter(ctx context.Context, id string, req *api.AlterRequest) error
+	Signal(ctx context.Context, id string, req api.SignalRequest) error
+	Move(ctx context.Context, id string, req api.MoveRequest) error
+	Rerun(ctx context.Context, id string, req api.RerunRequest) error
+	Run(ctx context.Context, id string, req api.RunRequest) error
+	MarkNodes(ctx context.Context, req *api.MarkNodesRequest) error
 }
 
 var _ Server = (*api.Client)(nil)

@@ -3,6 +3,8 @@ package pbscmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +22,48 @@ type fakeServer struct {
 	deleted    []string
 	submitted  *api.SubmitRequest
 	connectErr error
+	// ops records job operations as "op id detail"; opErr fails them.
+	ops   []string
+	opErr map[string]error
+}
+
+func (f *fakeServer) op(name, id, detail string) error {
+	if f.connectErr != nil {
+		return f.connectErr
+	}
+	if err := f.opErr[id]; err != nil {
+		return err
+	}
+	f.ops = append(f.ops, strings.Join(strings.Fields(name+" "+id), " ")+" "+detail)
+	f.ops[len(f.ops)-1] = strings.TrimSpace(f.ops[len(f.ops)-1])
+	return nil
+}
+
+func (f *fakeServer) Hold(_ context.Context, id string, r api.HoldRequest) error {
+	return f.op("hold", id, r.Holds)
+}
+func (f *fakeServer) Release(_ context.Context, id string, r api.HoldRequest) error {
+	return f.op("release", id, r.Holds)
+}
+func (f *fakeServer) Alter(_ context.Context, id string, r *api.AlterRequest) error {
+	b, _ := json.Marshal(r)
+	return f.op("alter", id, string(b))
+}
+func (f *fakeServer) Signal(_ context.Context, id string, r api.SignalRequest) error {
+	return f.op("signal", id, r.Signal)
+}
+func (f *fakeServer) Move(_ context.Context, id string, r api.MoveRequest) error {
+	return f.op("move", id, r.Queue)
+}
+func (f *fakeServer) Rerun(_ context.Context, id string, r api.RerunRequest) error {
+	return f.op("rerun", id, fmt.Sprint(r.Force))
+}
+func (f *fakeServer) Run(_ context.Context, id string, r api.RunRequest) error {
+	return f.op("run", id, strings.Join(r.Vnodes, "+"))
+}
+func (f *fakeServer) MarkNodes(_ context.Context, r *api.MarkNodesRequest) error {
+	b, _ := json.Marshal(r)
+	return f.op("mark", "", string(b))
 }
 
 func (f *fakeServer) Submit(_ context.Context, req *api.SubmitRequest, _ time.Duration) (string, error) {

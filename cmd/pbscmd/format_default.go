@@ -22,6 +22,14 @@ var (
 		pHeader: "Job id            Name             User               % done  S Queue\n",
 		dashes:  "----------------  ---------------- ----------------  -------- - -----\n",
 	}
+	// jobTableLarge is used when max_job_sequence_id > 9,999,999: the Job
+	// id column grows to 22.
+	jobTableLarge = jobTableWidths{
+		id: 22, name: 16, user: 16, queue: 16,
+		header:  "Job id                 Name             User              Time Use S Queue\n",
+		pHeader: "Job id                 Name             User               % done  S Queue\n",
+		dashes:  "---------------------  ---------------- ----------------  -------- - -----\n",
+	}
 	jobTableWide = jobTableWidths{
 		id: 30, name: 15, user: 15, queue: 15,
 		header:  "Job id                         Name            User             Time Use S Queue\n",
@@ -32,13 +40,15 @@ var (
 
 // writeJobTable writes qstat's default format. Nothing at all is written
 // when there are no jobs, as scripts counting lines expect.
-func writeJobTable(b *strings.Builder, jobs []*model.Job, wide, percent bool) {
+func writeJobTable(b *strings.Builder, jobs []*model.Job, wide, percent, largeIDs bool) {
 	if len(jobs) == 0 {
 		return
 	}
 	w := jobTableNormal
 	if wide {
 		w = jobTableWide
+	} else if largeIDs {
+		w = jobTableLarge
 	}
 	if percent {
 		b.WriteString(w.pHeader)

@@ -25,12 +25,15 @@ const pbsnodesUsage = `usage:
 // the -aSj/-L variants are for a later release.
 const (
 	pbsnodesSpec        optSpec = "aC:D:F:HjlLors:Sv"
-	pbsnodesUnsupported         = "CDHjLors"
+	pbsnodesUnsupported         = "DHjLs"
 )
 
 type pbsnodesOpts struct {
 	all, vnodes, list, summary bool
 	json                       bool
+	// -o / -r / -C: change the named nodes instead of showing them.
+	offline, reset bool
+	comment        *string
 }
 
 // Pbsnodes runs pbsnodes with args and returns the exit status (usage
@@ -49,6 +52,9 @@ func Pbsnodes(ctx context.Context, env *Env, args []string) int {
 		return reportUsage(env, "pbsnodes", pbsnodesUsage, err)
 	}
 	s := newSession(env)
+	if o.offline || o.reset || o.comment != nil {
+		return markNodes(ctx, env, s, o, names)
+	}
 	resp, err := s.client.Nodes(ctx)
 	if err != nil {
 		if !reportConnect(env.Stderr, "pbsnodes", err) {
@@ -132,6 +138,17 @@ func parsePbsnodes(args []string) (pbsnodesOpts, []string, error) {
 		o.vnodes = c.Bool("v")
 		o.list = c.Bool("l")
 		o.summary = c.Bool("S")
+		o.offline, o.reset = c.Bool("o"), c.Bool("r")
+		if o.offline && o.reset {
+			return &cmdError{Code: 1, Usage: true}
+		}
+		if c.IsSet("C") {
+			text := c.String("C")
+			if len(text) > 79 {
+				text = text[:79] // the client cuts comments, as OpenPBS does
+			}
+			o.comment = &text
+		}
 		switch f := c.String("F"); f {
 		case "":
 		case "json":
@@ -147,6 +164,9 @@ func parsePbsnodes(args []string) (pbsnodesOpts, []string, error) {
 			return o, nil, usageErr(1, "%s", ge.Msg)
 		}
 		return o, nil, err
+	}
+	if (o.offline || o.reset || o.comment != nil) && len(names) == 0 {
+		return o, nil, &cmdError{Code: 1, Usage: true}
 	}
 	if !o.all && !o.list && len(names) == 0 {
 		return o, nil, &cmdError{Code: 1, Usage: true}
@@ -196,4 +216,44 @@ func flatten(groups []nodeGroup) []*model.Vnode {
 		out = append(out, g.vnodes...)
 	}
 	return out
+}
+
+// markNodes is pbsnodes -o/-r/-C: each name is a host (all its vnodes) or
+// a vnode; each is marked on its own so one failure does not stop the
+// others, and a failure prints "Error marking node <n> - <msg>".
+func markNodes(ctx context.Context, env *Env, s *session, o pbsnodesOpts, names []string) int {
+	resp, err := s.client.Nodes(ctx)
+	if err != nil {
+		if !reportConnect(env.Stderr, "pbsnodes", err) {
+			fmt.Fprintf(env.Stderr, "pbsnodes: %s\n", errText(err))
+		}
+		return 1
+	}
+	code := 0
+	for _, n := range names {
+		var vnodes []string
+		for _, v := range resp.Vnodes {
+			if v.Name == n || v.Host == n {
+				vnodes = append(vnodes, v.Name)
+			}
+		}
+		req := &api.MarkNodesRequest{Nodes: vnodes, Comment: o.comment}
+		if o.offline || o.reset {
+			off := o.offline
+			req.Offline = &off
+		}
+		if len(vnodes) == 0 {
+			err = model.Errorf(model.PBSEUnknownNode, "")
+		} else {
+			err = s.client.MarkNodes(ctx, req)
+		}
+		if err != nil {
+			if reportConnect(env.Stderr, "pbsnodes", err) {
+				return 1
+			}
+			fmt.Fprintf(env.Stderr, "Error marking node %s - %s\n", n, errText(err))
+			code = 1
+		}
+	}
+	return code
 }

@@ -24,18 +24,24 @@ qstat -B [-f] [-F format] [-D delim] [ server_name... ]
 qstat --version
 `
 
-// qstatSpec is qstat's whole option grammar; qstatUnsupported are the
-// options of the alternate, queue and server formats, not in this release.
-const (
-	qstatSpec        optSpec = "1aBD:EfF:GHiJMnpqQrstTu:wx"
-	qstatUnsupported         = "1aBGHiMnqQrsTu"
-)
+// qstatSpec is qstat's whole option grammar.
+const qstatSpec optSpec = "1aBD:EfF:GHiJMnpqQrstTu:wx"
 
-// qstatOpts are the options of the formats implemented here.
+// qstatOpts are qstat's options.
 type qstatOpts struct {
 	full, wide, history, percent, arraysOnly bool
 	format                                   string // "", "json" or "dsv"
 	delim                                    string
+
+	// The alternate format (-a and the options that imply it) and its
+	// job filters.
+	alt         bool
+	altOpts     altOpts
+	states      string   // -i, -r, -H: only jobs in these states
+	users       []string // -u
+	onlyHistory bool     // -H
+	// The queue and server formats.
+	queues, queueLimits, server bool
 }
 
 // Qstat runs qstat with args and returns the exit status.
@@ -49,6 +55,9 @@ func Qstat(ctx context.Context, env *Env, args []string) int {
 		return reportUsage(env, "qstat", qstatUsage, err)
 	}
 	s := newSession(env)
+	if opts.queues || opts.queueLimits || opts.server {
+		return qstatServer(ctx, env, s, opts, operands)
+	}
 	res := &qstatResult{}
 	code := 0
 	if len(operands) == 0 {
@@ -83,14 +92,37 @@ func parseQstat(args []string) (qstatOpts, []string, error) {
 	var operands []string
 	err := parseOptions("qstat", qstatSpec, "", args, func(c *cli.Context, g getoptArgs) error {
 		operands = g.Operands
-		for _, f := range presentFlags(c, qstatSpec) {
-			if strings.IndexByte(qstatUnsupported, f) >= 0 {
-				return failErr(1, "option -%c is not supported by this Strata release yet", f)
+		o.queues, o.queueLimits, o.server = c.Bool("Q"), c.Bool("q"), c.Bool("B")
+		o.alt = c.Bool("a") || c.Bool("i") || c.Bool("r") || c.IsSet("u") || c.Bool("n") ||
+			c.Bool("s") || c.Bool("T") || c.Bool("H") || c.Bool("1") || c.Bool("G") || c.Bool("M")
+		o.altOpts = altOpts{wide: c.Bool("w"), nodes: c.Bool("n"), comments: c.Bool("s"),
+			oneLine: c.Bool("1"), estimate: c.Bool("T")}
+		if c.Bool("G") {
+			o.altOpts.sizeUnit = 'G'
+		} else if c.Bool("M") {
+			o.altOpts.sizeUnit = 'M'
+		}
+		switch {
+		case c.Bool("H"):
+			o.states, o.onlyHistory = model.StateFinished+model.StateMoved, true
+		case c.Bool("i"):
+			o.states = model.StateQueued + model.StateHeld + model.StateWaiting
+		case c.Bool("r"):
+			o.states = model.StateRunning + model.StateSuspended
+		}
+		if u := c.String("u"); c.IsSet("u") {
+			for _, name := range strings.Split(u, ",") {
+				name, _, _ = strings.Cut(name, "@")
+				o.users = append(o.users, name)
 			}
 		}
 		o.full = c.Bool("f")
+		if o.full && o.alt && !o.onlyHistory {
+			// -f wins over the alternate options, as in OpenPBS.
+			o.alt = false
+		}
 		o.wide = c.Bool("w")
-		o.history = c.Bool("x")
+		o.history = c.Bool("x") || c.Bool("H")
 		o.percent = c.Bool("p")
 		o.arraysOnly = c.Bool("J")
 		o.format = c.String("F")
@@ -246,10 +278,19 @@ func renderQstat(env *Env, s *session, r *qstatResult, o qstatOpts) string {
 	if len(defs) == 0 {
 		defs = model.BuiltinResources()
 	}
+	jobs = filterJobs(jobs, o)
 	var b strings.Builder
 	switch {
+	case o.alt:
+		ao := o.altOpts
+		ao.largeIDs = r.info.MaxJobSequenceID > 9999999
+		writeAltTable(&b, firstNonEmpty(r.info.Name, s.name), r.info.Comment, jobs, ao, env.Now())
 	case !o.full:
-		writeJobTable(&b, jobs, o.wide, o.percent)
+		if len(jobs) > 0 && r.info.Comment != "" {
+			b.WriteString(r.info.Comment + "\n")
+		}
+		w := o.wide
+		writeJobTable(&b, jobs, w, o.percent, !w && r.info.MaxJobSequenceID > 9999999)
 	case o.format == "json":
 		root := newJSONObject()
 		root.Set("timestamp", env.Now().Unix())

@@ -244,10 +244,6 @@ func TestQstatErrors(t *testing.T) {
 	if n := strings.Count(tio.stdout.String(), "\n"); n != 4 {
 		t.Errorf("several: want header + 2 rows, got\n%s", tio.stdout)
 	}
-	tio, code = runQstat(t, srv, "-a")
-	if code != 1 || tio.stderr.String() != "qstat: option -a is not supported by this Strata release yet\n" {
-		t.Errorf("-a: exit %d stderr %q", code, tio.stderr)
-	}
 	tio, code = runQstat(t, srv, "-F", "json")
 	if code != 2 || !strings.HasSuffix(tio.stderr.String(), qstatUsage) {
 		t.Errorf("-F without -f: exit %d stderr %q", code, tio.stderr)

@@ -41,12 +41,15 @@ func Qsub(ctx context.Context, env *Env, args []string) int {
 		return reportQsub(env, err)
 	}
 	s := newSession(env)
-	id, err := s.client.Submit(ctx, req, submitRetry)
+	id, err := s.client.Submit(ctx, &req.SubmitRequest, submitRetry)
 	if err != nil {
 		return reportQsub(env, err)
 	}
 	if !quiet {
 		fmt.Fprintln(env.Stdout, id)
+	}
+	if req.block {
+		return waitBlocked(ctx, env, s, id)
 	}
 	return 0
 }
@@ -73,7 +76,7 @@ func reportQsub(env *Env, err error) int {
 
 // buildSubmit turns qsub's command line (plus the script's directives) into
 // a submit request; quiet reports -z. Nothing is sent to the server here.
-func buildSubmit(env *Env, args []string) (*api.SubmitRequest, bool, error) {
+func buildSubmit(env *Env, args []string) (*submitReq, bool, error) {
 	cmdline, split, err := parseQsubWords(args)
 	if err != nil {
 		return nil, false, err
@@ -144,7 +147,7 @@ func buildSubmit(env *Env, args []string) (*api.SubmitRequest, bool, error) {
 }
 
 // submitRequest fills the request from merged options and the environment.
-func submitRequest(env *Env, o *qsubOpts, defaultName string) (*api.SubmitRequest, error) {
+func submitRequest(env *Env, o *qsubOpts, defaultName string) (*submitReq, error) {
 	cwd, err := env.Getwd()
 	if err != nil {
 		return nil, failErr(1, "cannot determine the current directory: %v", err)
@@ -157,7 +160,7 @@ func submitRequest(env *Env, o *qsubOpts, defaultName string) (*api.SubmitReques
 	if err != nil {
 		return nil, err
 	}
-	req := &api.SubmitRequest{
+	req := &submitReq{SubmitRequest: api.SubmitRequest{
 		Token:      token,
 		Name:       defaultName,
 		Queue:      o.vals['q'],
@@ -171,7 +174,7 @@ func submitRequest(env *Env, o *qsubOpts, defaultName string) (*api.SubmitReques
 		MailUsers:  o.vals['M'],
 		SubmitHost: host,
 		Workdir:    cwd,
-	}
+	}}
 	if n, ok := o.vals['N']; ok {
 		req.Name = n
 	}
@@ -184,6 +187,18 @@ func submitRequest(env *Env, o *qsubOpts, defaultName string) (*api.SubmitReques
 	if r, ok := o.vals['r']; ok {
 		rerun := r == "y"
 		req.Rerunable = &rerun
+	}
+	if v, ok := o.vals['a']; ok {
+		t, ok := parseDateTime(v, env.Now(), env.Loc)
+		if !ok {
+			return nil, errIllegalOpt('a')
+		}
+		req.ExecTime = t
+	}
+	req.Depend, _ = o.wValue("depend")
+	req.GroupList, _ = o.wValue("group_list")
+	if v, ok := o.wValue("block"); ok {
+		req.block, _ = model.ParseBool(v)
 	}
 	if err := setOutputPaths(env, req, o, cwd, host); err != nil {
 		return nil, err
@@ -199,7 +214,7 @@ func submitRequest(env *Env, o *qsubOpts, defaultName string) (*api.SubmitReques
 // where the files will go. Default paths are left to the server (only it
 // knows the sequence number), but their directory, the current one, is
 // checked here all the same.
-func setOutputPaths(env *Env, req *api.SubmitRequest, o *qsubOpts, cwd, submitHost string) error {
+func setOutputPaths(env *Env, req *submitReq, o *qsubOpts, cwd, submitHost string) error {
 	keep := o.vals['k']
 	streams := []struct {
 		opt    byte

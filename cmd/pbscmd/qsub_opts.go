@@ -2,6 +2,8 @@ package pbscmd
 
 import (
 	"errors"
+
+	"github.com/strata-hpc/strata/model"
 	"strconv"
 	"strings"
 
@@ -14,14 +16,15 @@ const qsubSpec optSpec = "a:A:c:C:e:fhIj:J:k:l:m:M:N:o:p:P:q:r:R:S:u:v:VW:Xz"
 
 // qsubUnsupported are options this release parses but cannot honour yet; a
 // job submitted without them would silently behave differently, so qsub
-// refuses them. (-a needs Execution_Time in the submit request.)
-const qsubUnsupported = "acIJRuWX"
+// refuses them.
+const qsubUnsupported = "cIJRuX"
 
 // qsubOpts is one source's options (command line or directives).
 type qsubOpts struct {
 	vals  map[byte]string // valued options, last occurrence
 	bools map[byte]bool   // -h -V -z -f
 	res   resourceList    // -l, merged by resource name
+	w     []wAttr         // -W attributes, in order (later ones win)
 }
 
 // resourceList keeps -l entries in first-seen order with the last value of
@@ -72,7 +75,7 @@ func (r *resourceList) asMap() map[string]string {
 func parseQsubWords(words []string) (*qsubOpts, getoptArgs, error) {
 	o := &qsubOpts{vals: map[byte]string{}, bools: map[byte]bool{}}
 	var split getoptArgs
-	err := parseOptions("qsub", qsubSpec, "l", words, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qsub", qsubSpec, "lW", words, func(c *cli.Context, g getoptArgs) error {
 		split = g
 		for _, f := range presentFlags(c, qsubSpec) {
 			name := flagName(f)
@@ -82,6 +85,24 @@ func parseQsubWords(words []string) (*qsubOpts, getoptArgs, error) {
 					if err := parseResourceArg(v, &o.res); err != nil {
 						return err
 					}
+				}
+			case f == 'W':
+				for _, v := range c.StringSlice(name) {
+					attrs, err := parseWAttrs(v)
+					if err != nil {
+						return err
+					}
+					for _, a := range attrs {
+						if !qsubWAttrs[a.name] {
+							return failErr(1, "-W %s is not supported by this Strata release yet", a.name)
+						}
+						if a.name == "block" {
+							if _, err := model.ParseBool(a.value); err != nil {
+								return errIllegalOpt('W')
+							}
+						}
+					}
+					o.w = append(o.w, attrs...)
 				}
 			case hasValue:
 				o.vals[f] = c.String(name)
@@ -117,8 +138,23 @@ func mergeQsub(directives, cmdline *qsubOpts) *qsubOpts {
 			out.bools[k] = out.bools[k] || v
 		}
 		out.res.merge(src.res)
+		out.w = append(out.w, src.w...)
 	}
 	return out
+}
+
+// qsubWAttrs are the -W attributes qsub honours.
+var qsubWAttrs = map[string]bool{"depend": true, "block": true, "group_list": true}
+
+// wValue returns the last value of a -W attribute.
+func (o *qsubOpts) wValue(name string) (string, bool) {
+	v, ok := "", false
+	for _, a := range o.w {
+		if a.name == name {
+			v, ok = a.value, true
+		}
+	}
+	return v, ok
 }
 
 // errIllegalOpt is "illegal -X value", a usage error (exit 2).

@@ -197,7 +197,7 @@ func TestQsubErrors(t *testing.T) {
 		{[]string{"-lplace=scatter", "--", "x"}, "qsub: Cannot have \"place\" without \"select\"\n", false, 7},
 		{[]string{"-lselect=1:ncpus=1", "-lncpus=4", "--", "x"}, "qsub: \"-lresource=\" cannot be used with \"select\" or \"place\", resource is: ncpus\n", false, 6},
 		{[]string{"-y"}, "qsub: invalid option -- 'y'\n", true, 2},
-		{[]string{"-W", "depend=afterok:1", "--", "x"}, "qsub: option -W is not supported by this Strata release yet\n", false, 1},
+		{[]string{"-W", "sandbox=PRIVATE", "--", "x"}, "qsub: -W sandbox is not supported by this Strata release yet\n", false, 1},
 		{[]string{filepath.Join(dir, "missing.sh")}, "qsub: script file:: No such file or directory\n", false, 1},
 		{[]string{dir}, "qsub: script not a file\n", false, 1},
 		{[]string{crlf}, "qsub: script contains cr, lf\n", false, 1},

@@ -22,6 +22,15 @@ func Commands() []*cli.Command {
 		command("qstat", "show the status of batch jobs", Qstat),
 		command("qdel", "delete batch jobs", Qdel),
 		command("pbsnodes", "show the status of vnodes and hosts", Pbsnodes),
+		command("qhold", "hold batch jobs", Qhold),
+		command("qrls", "release holds on batch jobs", Qrls),
+		command("qalter", "alter batch jobs", Qalter),
+		command("qsig", "signal batch jobs", Qsig),
+		command("qselect", "select batch jobs", Qselect),
+		command("qmove", "move batch jobs to another queue", Qmove),
+		command("qrerun", "requeue running batch jobs", Qrerun),
+		command("qrun", "run batch jobs now", Qrun),
+		command("tracejob", "show the life of a batch job", Tracejob),
 	}
 }
 

@@ -45,6 +45,14 @@ type SubmitRequest struct {
 	SubmitArgs string            `json:"submit_args,omitempty"`
 	SubmitHost string            `json:"submit_host,omitempty"`
 	Workdir    string            `json:"workdir"` // PBS_O_WORKDIR
+	// ExecTime is -a as epoch seconds (Execution_Time); the job waits in
+	// W until then.
+	ExecTime int64 `json:"execution_time,omitempty"`
+	// Depend is -W depend (type:id[:id][,type:id...]); short ids are
+	// expanded by the server.
+	Depend string `json:"depend,omitempty"`
+	// GroupList is -W group_list.
+	GroupList string `json:"group_list,omitempty"`
 }
 
 // SubmitResponse returns the new job's id.
@@ -64,6 +72,11 @@ type ServerInfo struct {
 	Queues     []QueueInfo        `json:"queues"`
 	TotalJobs  int                `json:"total_jobs"`
 	StateCount map[string]int     `json:"state_count"`
+	// Comment is the server's comment attribute (shown above qstat's
+	// tables).
+	Comment string `json:"comment,omitempty"`
+	// MaxJobSequenceID widens qstat's Job id column above 9,999,999.
+	MaxJobSequenceID int64 `json:"max_job_sequence_id,omitempty"`
 }
 
 // QueueInfo is a queue's status.
@@ -73,6 +86,10 @@ type QueueInfo struct {
 	Priority int    `json:"priority"`
 	Enabled  bool   `json:"enabled"`
 	Started  bool   `json:"started"`
+	// TotalJobs and StateCount count the queue's unfinished jobs by state
+	// letter (qstat -Q, -q and -B).
+	TotalJobs  int            `json:"total_jobs"`
+	StateCount map[string]int `json:"state_count,omitempty"`
 }
 
 // JobsResponse is the reply to a job status query.

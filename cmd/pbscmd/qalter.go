@@ -1,0 +1,156 @@
+package pbscmd
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/server/api"
+)
+
+const qalterUsage = `usage: qalter [-a date_time] [-A account_string] [-c interval] [-e path]
+	[-h hold_list] [-j y|n] [-k keep] [-l resource_list] [-m mail_options]
+	[-M user_list] [-N jobname] [-o path] [-p priority] [-P project] [-r y|n] [-S path]
+	[-u user_list] [-W dependency_list] job_identifier...
+       qalter --version
+`
+
+const qalterSpec optSpec = "a:A:c:e:h:j:k:l:m:M:N:o:p:P:r:S:u:W:"
+
+// Qalter runs qalter: change attributes of each job, all or nothing per
+// job.
+func Qalter(ctx context.Context, env *Env, args []string) int {
+	if printVersion(env, args) {
+		return 0
+	}
+	req, operands, err := parseQalter(env, args)
+	if err != nil {
+		return reportUsage(env, "qalter", qalterUsage, err)
+	}
+	return forEachJob(ctx, env, "qalter", operands, func(s *session, id string) error {
+		return s.client.Alter(ctx, id, req)
+	})
+}
+
+func parseQalter(env *Env, args []string) (*api.AlterRequest, []string, error) {
+	req := &api.AlterRequest{}
+	var operands []string
+	err := parseOptions("qalter", qalterSpec, "lW", args, func(c *cli.Context, g getoptArgs) error {
+		operands = g.Operands
+		str := func(f byte) *string {
+			if !c.IsSet(flagName(f)) {
+				return nil
+			}
+			v := c.String(flagName(f))
+			return &v
+		}
+		for _, f := range []byte("NjkmMAPeoSp") {
+			if v := str(f); v != nil {
+				if err := checkQsubValue(f, *v); err != nil {
+					return err
+				}
+			}
+		}
+		req.Name, req.Join, req.Keep = str('N'), str('j'), str('k')
+		req.MailPoints, req.MailUsers = str('m'), str('M')
+		req.Account, req.Project, req.Shell = str('A'), str('P'), str('S')
+		req.Output, req.Error = str('o'), str('e')
+		if v := str('p'); v != nil {
+			n, _ := strconv.Atoi(*v)
+			req.Priority = &n
+		}
+		if v := str('r'); v != nil {
+			if *v != "y" && *v != "n" {
+				return errIllegalOpt('r')
+			}
+			b := *v == "y"
+			req.Rerunable = &b
+		}
+		if v := str('h'); v != nil {
+			if !validHoldList(*v) {
+				return errIllegalOpt('h')
+			}
+			req.Hold = v
+		}
+		if v := str('a'); v != nil {
+			t, ok := parseDateTime(*v, env.Now(), env.Loc)
+			if !ok {
+				return errIllegalOpt('a')
+			}
+			req.ExecTime = &t
+		}
+		if c.IsSet("l") {
+			var res resourceList
+			for _, v := range c.StringSlice("l") {
+				if err := parseResourceArg(v, &res); err != nil {
+					return err
+				}
+			}
+			req.Resources = res.asMap()
+		}
+		for _, w := range c.StringSlice("W") {
+			attrs, err := parseWAttrs(w)
+			if err != nil {
+				return err
+			}
+			for _, a := range attrs {
+				switch a.name {
+				case "depend":
+					v := a.value
+					req.Depend = &v
+				case "group_list":
+					v := a.value
+					req.GroupList = &v
+				default:
+					return errIllegalOpt('W')
+				}
+			}
+		}
+		return nil
+	})
+	if err == nil && len(operands) == 0 {
+		err = &cmdError{Code: 2, Usage: true}
+	}
+	return req, operands, err
+}
+
+// wAttr is one -W name=value.
+type wAttr struct{ name, value string }
+
+// parseWAttrs splits a -W value "a=x,b=y" (commas inside a depend list
+// belong to it: "depend=afterok:1,afterany:2" is one attribute, as PBS
+// reads it).
+func parseWAttrs(w string) ([]wAttr, error) {
+	var out []wAttr
+	parts, err := splitQuotedList(w)
+	if err != nil {
+		return nil, errIllegalOpt('W')
+	}
+	for _, p := range parts {
+		name, value, ok := cutAttr(p)
+		if !ok {
+			if len(out) > 0 && out[len(out)-1].name == "depend" {
+				out[len(out)-1].value += "," + p
+				continue
+			}
+			return nil, errIllegalOpt('W')
+		}
+		out = append(out, wAttr{name, value})
+	}
+	return out, nil
+}
+
+// cutAttr splits "name=value" when name looks like an attribute name.
+func cutAttr(p string) (string, string, bool) {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '=' {
+			return p[:i], p[i+1:], i > 0 && p[i+1:] != ""
+		}
+		if !(c >= 'a' && c <= 'z' || c == '_' || c >= 'A' && c <= 'Z') {
+			return "", "", false
+		}
+	}
+	return "", "", false
+}

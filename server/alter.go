@@ -1,0 +1,151 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// handleAlter is qalter. Every change is validated before the one AlterJob
+// command is proposed, so a request is applied whole or not at all.
+func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	var req api.AlterRequest
+	if err := decodeBody(r, &req); err != nil {
+		return nil, err
+	}
+	j, cfg, err := s.targetJob(r, id)
+	if err != nil {
+		return nil, err
+	}
+	cmd := &raftstore.AlterJob{
+		JobID: j.ID, Requestor: requestor(id), Now: s.now().Unix(),
+		Name: req.Name, Priority: req.Priority, Rerun: req.Rerunable, ExecTime: req.ExecTime,
+		Account: req.Account, Project: req.Project, MailPoints: req.MailPoints, MailUsers: req.MailUsers,
+		Join: req.Join, Keep: req.Keep, Output: req.Output, Error: req.Error, Shell: req.Shell,
+		GroupList: req.GroupList,
+	}
+	if req.Name != nil && !jobNameRE.MatchString(*req.Name) {
+		return nil, model.Errorf(model.PBSEBadAttrVal, " Job_Name")
+	}
+	if req.Priority != nil && (*req.Priority < -1024 || *req.Priority > 1023) {
+		return nil, model.Errorf(model.PBSEBadAttrVal, " Priority")
+	}
+	if req.Hold != nil {
+		h := *req.Hold
+		if h != "n" {
+			if err := checkHoldTypes(h, id, cfg); err != nil {
+				return nil, err
+			}
+		}
+		// Dropping a hold needs the same right as setting it.
+		if removed := removedHolds(j.Hold, h); removed != "" {
+			if err := checkHoldTypes(removed, id, cfg); err != nil {
+				return nil, err
+			}
+		}
+		cmd.Hold = &h
+	}
+	if req.Depend != nil {
+		text, deps, err := parseDepend(*req.Depend, cfg.Name)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Depend, cmd.Deps = &text, deps
+	}
+	if len(req.Resources) > 0 {
+		res, err := alteredResources(j, req.Resources, cfg)
+		if err != nil {
+			return nil, err
+		}
+		if j.IsRunning() {
+			if err := raftstore.CheckRunningAlter(j, res.List); err != nil {
+				return nil, err
+			}
+		}
+		if !isOperator(id, cfg) {
+			if err := onlyLowered(j.ResourceList, res.List, cfg.Defs); err != nil {
+				return nil, err
+			}
+		}
+		cmd.Resources = res
+	}
+	_, err = s.apply(cmd)
+	return nil, err
+}
+
+// removedHolds lists the hold letters of have that are not in keep.
+func removedHolds(have, keep string) string {
+	var out []rune
+	for _, r := range have {
+		if r != 'n' && !containsRune(keep, r) {
+			out = append(out, r)
+		}
+	}
+	return string(out)
+}
+
+func containsRune(s string, r rune) bool {
+	for _, c := range s {
+		if c == r {
+			return true
+		}
+	}
+	return false
+}
+
+// alteredResources merges -l entries over a job's request and derives the
+// new Resource_List, select and place by the submission rules.
+func alteredResources(j *model.Job, changes map[string]string, cfg *model.ServerConfig) (*raftstore.AlteredRes, error) {
+	in := map[string]string{}
+	for k, v := range j.ResourceList {
+		switch k {
+		case "ncpus", "mem", "nodect":
+			continue // derived from the select
+		}
+		in[k] = v
+	}
+	_, newSelect := changes["select"]
+	for k, v := range changes {
+		if d, ok := cfg.Defs[k]; ok && d.HostLevel() && !newSelect {
+			// An old-style job-wide request replaces the select.
+			delete(in, "select")
+			delete(in, "place")
+		}
+		if k == "nodes" {
+			delete(in, "select")
+			delete(in, "place")
+		}
+		in[k] = v
+	}
+	list, sel, place, err := resolveResources(in, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &raftstore.AlteredRes{List: list, Select: sel, Place: place}, nil
+}
+
+// onlyLowered refuses a request that raises any numeric resource: an
+// unprivileged user may only lower what they asked for.
+func onlyLowered(old, new map[string]string, defs model.ResourceDefs) error {
+	for _, k := range model.SortedKeys(new) {
+		d, ok := defs[k]
+		if !ok || !d.Numeric() {
+			continue
+		}
+		was, had := old[k]
+		if !had {
+			if k == "nodect" {
+				continue
+			}
+			return model.Errorf(model.PBSEPerm, " Resource_List.%s", k)
+		}
+		a, err1 := d.Amount(new[k])
+		b, err2 := d.Amount(was)
+		if err1 == nil && err2 == nil && a > b {
+			return model.Errorf(model.PBSEPerm, " Resource_List.%s", k)
+		}
+	}
+	return nil
+}

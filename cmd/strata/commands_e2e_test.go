@@ -78,7 +78,7 @@ func TestDependenciesExecutionTimeAndBlock(t *testing.T) {
 func TestSuspendResumeRerunAndNodes(t *testing.T) {
 	c := startCluster(t, 1, 2)
 	id := c.submit("#!/bin/sh\nsleep 60\n", "-l", "select=1:ncpus=2")
-	c.waitState(id, 30*time.Second, "R")
+	waitFor(t, 30*time.Second, "the job to start", func() bool { return str(c.job(id)["substate"]) == "42" })
 	c.must("qsig", "-s", "suspend", id)
 	if j := c.job(id); j["job_state"] != "S" || str(j["substate"]) != "43" {
 		t.Errorf("suspended: %v/%v", j["job_state"], j["substate"])
@@ -91,6 +91,7 @@ func TestSuspendResumeRerunAndNodes(t *testing.T) {
 		return str(j["run_count"]) == "2"
 	})
 	c.must("qdel", id)
+	c.waitState(id, 30*time.Second, "F")
 
 	c.must("pbsnodes", "-o", "-C", "disk replaced", "node1")
 	if l := c.must("pbsnodes", "-l"); !strings.HasPrefix(l, "node1                offline disk replaced") {

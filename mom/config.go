@@ -57,7 +57,9 @@ type Config struct {
 	ProvisionEnable bool
 	// CurrentAOE is the AOE the default vnode runs now. TOML: current_aoe.
 	CurrentAOE string
-	// Vnodes, when present, replace the default vnode (multi-vnode hosts).
+	// Vnodes, when present, replace the default vnode (multi-vnode hosts);
+	// [resources], sort_priority, provision_enable and current_aoe then
+	// have no effect.
 	// TOML: [[vnode]] array with name, sharing, sort_priority,
 	// provision_enable, current_aoe and a resources table (same value rules
 	// as [resources]; arch defaults to "linux").

@@ -1,0 +1,112 @@
+package mom
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "mom.toml")
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secret, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := writeConfig(t, `
+server = "127.0.0.1:15001"
+secret_file = "`+secret+`"
+host = "node01"
+spool = "/tmp/strata-spool"
+kill_delay = "3s"
+heartbeat_interval = "500ms"
+sort_priority = 5
+provision_enable = true
+current_aoe = "rhel8"
+
+[resources]
+ncpus = 16
+mem = "64GB"
+ngpus = 2
+aoe = ["rhel8", "sles15"]
+fast_disk = true
+speed = 2.5
+rack = "r12"
+`)
+	cfg, err := LoadConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Secret != "s3cret" || cfg.Host != "node01" || cfg.KillDelay != 3*time.Second || cfg.HeartbeatInterval != 500*time.Millisecond {
+		t.Errorf("cfg = %+v", cfg)
+	}
+	if cfg.TmpDir != "/var/tmp" {
+		t.Errorf("tmpdir default = %q", cfg.TmpDir)
+	}
+	want := map[string]string{
+		"ncpus": "16", "mem": "64gb", "ngpus": "2", "arch": "linux",
+		"aoe": "rhel8,sles15", "fast_disk": "True", "speed": "2.5", "rack": "r12",
+	}
+	for k, v := range want {
+		if cfg.Resources[k] != v {
+			t.Errorf("resources.%s = %q, want %q", k, cfg.Resources[k], v)
+		}
+	}
+	specs := cfg.vnodeSpecs()
+	if len(specs) != 1 || specs[0].Name != "node01" || specs[0].Priority != 5 || !specs[0].ProvEnable || specs[0].CurrentAOE != "rhel8" {
+		t.Errorf("vnode specs = %+v", specs)
+	}
+}
+
+func TestLoadConfigVnodes(t *testing.T) {
+	p := writeConfig(t, `
+server = "srv:15001"
+secret = "x"
+[[vnode]]
+name = "node01[0]"
+[vnode.resources]
+ncpus = 8
+[[vnode]]
+name = "node01[1]"
+sharing = "force_excl"
+[vnode.resources]
+ncpus = 8
+ngpus = 1
+`)
+	cfg, err := LoadConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := cfg.vnodeSpecs()
+	if len(specs) != 2 || specs[1].Name != "node01[1]" || specs[1].Sharing != "force_excl" || specs[1].Resources["ngpus"] != "1" || specs[0].Resources["arch"] != "linux" {
+		t.Errorf("vnode specs = %+v", specs)
+	}
+}
+
+func TestLoadConfigErrorsNameTheKey(t *testing.T) {
+	for _, tc := range []struct{ text, key string }{
+		{`secret = "x"`, "server"},
+		{`server = "a:1"`, "secret"},
+		{"server = \"a:1\"\nsecret = \"x\"\nkill_delay = \"soon\"", "kill_delay"},
+		{"server = \"a:1\"\nsecret = \"x\"\nheartbeat = \"2s\"", "heartbeat"},
+		{"server = \"a:1\"\nsecret = \"x\"\n[resources]\nmem = \"lots\"", "resources.mem"},
+		{"server = \"a:1\"\nsecret = \"x\"\n[resources]\nncpus = -1", "resources.ncpus"},
+		{"server = \"a:1\"\nsecret = \"x\"\nspool = \"relative\"", "spool"},
+		{"server = \"a:1\"\nsecret = \"x\"\n[[vnode]]\nsharing = \"excl\"", "vnode[0].name"},
+	} {
+		_, err := LoadConfig(writeConfig(t, tc.text))
+		if err == nil || !strings.Contains(err.Error(), tc.key) {
+			t.Errorf("config %q: error %v does not name %q", tc.text, err, tc.key)
+		}
+	}
+}

@@ -91,13 +91,28 @@ func (w *writer) vnode(name string) *model.Vnode {
 }
 
 func (w *writer) putJob(j *model.Job) {
+	if old := w.job(j.ID); old != nil && old.MSHost != j.MSHost {
+		w.touchHost(old.MSHost)
+	}
+	w.touchHost(j.MSHost)
 	w.must(w.txn.Insert(tableJobs, j))
 	w.touch(tableJobs)
 }
 
 func (w *writer) deleteJobRow(j *model.Job) {
+	if old := w.job(j.ID); old != nil {
+		w.touchHost(old.MSHost)
+	}
 	w.must(w.txn.Delete(tableJobs, j))
 	w.touch(tableJobs)
+}
+
+// touchHost moves the work index of a mother superior host, which wakes
+// exactly that host's agent from its long poll.
+func (w *writer) touchHost(host string) {
+	if host != "" {
+		w.touch(HostWorkKey(host))
+	}
 }
 
 func (w *writer) putVnode(v *model.Vnode) {

@@ -13,6 +13,9 @@ const maxRunCount = 20
 func (w *writer) register(c *RegisterHost) any {
 	defs := w.meta().Config.Defs
 	changed := false
+	// A registered host always has a work index, so an agent's first poll
+	// (index 0) is answered at once and later polls can block.
+	w.touchHost(c.Host)
 	keep := map[string]bool{}
 	for _, in := range c.Vnodes {
 		keep[in.Name] = true

@@ -134,9 +134,8 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 				return err
 			}
 		}
-		for _, t := range []string{tableJobs, tableVnodes} {
-			idx, _ := s.snap.TableIndex(t)
-			if err := write("index", &tableIndex{Table: t, Index: idx}); err != nil {
+		for _, ti := range s.snap.tableIndexes() {
+			if err := write("index", ti); err != nil {
 				return err
 			}
 		}

@@ -256,3 +256,30 @@ type memSink struct{ bytes.Buffer }
 func (m *memSink) ID() string    { return "mem" }
 func (m *memSink) Cancel() error { return nil }
 func (m *memSink) Close() error  { return nil }
+
+// TestHostWorkIndexMovesOnlyForThatHost: an agent's long poll watches its
+// own host's index, so a job placed elsewhere must not move it.
+func TestHostWorkIndexMovesOnlyForThatHost(t *testing.T) {
+	h := newHarness(t)
+	registerNode(h, "node1", "4")
+	registerNode(h, "node2", "4")
+	before1, _ := h.snap().TableIndex(HostWorkKey("node1"))
+	before2, watch2 := h.snap().TableIndex(HostWorkKey("node2"))
+	if before1 == 0 || before2 == 0 {
+		t.Fatalf("registered hosts have no work index: %d %d", before1, before2)
+	}
+	id := h.apply(&SubmitJob{Job: testJob("a"), Now: 100}).(string)
+	exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 1}}}}}
+	h.apply(&ApplyPlan{Now: 200, Runs: []RunJob{{JobID: id, Exec: exec}}})
+	if after, _ := h.snap().TableIndex(HostWorkKey("node1")); after == before1 {
+		t.Errorf("node1's work index did not move when it got a job")
+	}
+	if after, _ := h.snap().TableIndex(HostWorkKey("node2")); after != before2 {
+		t.Errorf("node2's work index moved for node1's job")
+	}
+	select {
+	case <-watch2:
+		t.Errorf("node2's watch fired for node1's job")
+	default:
+	}
+}

@@ -200,6 +200,10 @@ func (s *StateSnapshot) VnodesOnHost(host string) []*model.Vnode {
 	return out
 }
 
+// HostWorkKey names the index row that moves whenever the jobs of one
+// mother superior host change.
+func HostWorkKey(host string) string { return "host/" + host }
+
 // TableIndex returns the Raft index that last changed a table and a channel
 // closed on its next change.
 func (s *StateSnapshot) TableIndex(table string) (uint64, <-chan struct{}) {
@@ -208,6 +212,19 @@ func (s *StateSnapshot) TableIndex(table string) (uint64, <-chan struct{}) {
 		return 0, ch
 	}
 	return raw.(*tableIndex).Index, ch
+}
+
+// tableIndexes lists every index row (for snapshots).
+func (s *StateSnapshot) tableIndexes() []*tableIndex {
+	it, err := s.txn.Get(tableIndexes, "id")
+	if err != nil {
+		return nil
+	}
+	var out []*tableIndex
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*tableIndex))
+	}
+	return out
 }
 
 // naturalLess orders "node2" before "node10".

@@ -97,8 +97,10 @@ func (s *Server) heard(host string) {
 }
 
 // handleWork is the agents' long poll: it returns the jobs the host runs as
-// mother superior, at once when the agent's index is 0 or stale, otherwise
-// when that host's jobs change or the wait ends.
+// mother superior. It answers at once when the host's work index differs
+// from the agent's (something changed since its last answer, or the agent
+// is new), otherwise when that host's jobs change or the wait ends. Only the
+// host's own index is watched, so a change elsewhere wakes no other agent.
 func (s *Server) handleWork(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
 	q := r.URL.Query()
 	host := q.Get("host")
@@ -111,28 +113,29 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request, id *Identity
 	defer timer.Stop()
 	for {
 		snap := s.state()
-		jobs, watch := snap.JobsOnHost(host)
-		cur, _ := snap.TableIndex("jobs")
-		var running []*model.Job
-		for _, j := range jobs {
-			if j.IsRunning() {
-				running = append(running, j)
-			}
-		}
-		if index == 0 || index > cur {
-			return api.WorkResponse{Index: cur, Jobs: running}, nil
+		cur, watch := snap.TableIndex(raftstore.HostWorkKey(host))
+		if cur != index {
+			return s.work(snap, host, cur), nil
 		}
 		select {
 		case <-watch:
-			snap = s.state()
-			cur, _ = snap.TableIndex("jobs")
-			index = 0 // something on this host changed: answer now
 		case <-timer.C:
-			return api.WorkResponse{Index: cur, Jobs: running}, nil
+			return s.work(snap, host, cur), nil
 		case <-r.Context().Done():
 			return nil, r.Context().Err()
 		}
 	}
+}
+
+func (s *Server) work(snap *raftstore.StateSnapshot, host string, index uint64) api.WorkResponse {
+	jobs, _ := snap.JobsOnHost(host)
+	var running []*model.Job
+	for _, j := range jobs {
+		if j.IsRunning() {
+			running = append(running, j)
+		}
+	}
+	return api.WorkResponse{Index: index, Jobs: running}
 }
 
 // handleEvents commits a batch of job reports from one agent as one entry.

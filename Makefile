@@ -25,7 +25,8 @@ demo: build
 	@sh docs/demo.sh $(DEMODIR)
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./scheduler/ ./raftstore/ | tee /tmp/strata-gobench.txt
+	$(GO) test -run '^$$' -bench . -benchtime 5x ./scheduler/ | tee /tmp/strata-gobench.txt
+	$(GO) test -run '^$$' -bench . -benchtime 2000x ./raftstore/ | tee -a /tmp/strata-gobench.txt
 	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --out docs/performance.md
 
 clean:

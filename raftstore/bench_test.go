@@ -27,9 +27,15 @@ func BenchmarkFSMApplySubmit(b *testing.B) {
 	}
 }
 
-// BenchmarkRaftSubmit64 measures durable submissions through real Raft on
-// disk (fsync on) with 64 proposals in flight: the group-commit path.
-func BenchmarkRaftSubmit64(b *testing.B) {
+// BenchmarkRaftSubmit1 measures one durable submission at a time through
+// real Raft on disk (fsync on): the latency floor of a lone qsub.
+func BenchmarkRaftSubmit1(b *testing.B) { benchRaftSubmit(b, 1) }
+
+// BenchmarkRaftSubmit64 measures durable submissions with 64 proposals in
+// flight: the group-commit path.
+func BenchmarkRaftSubmit64(b *testing.B) { benchRaftSubmit(b, 64) }
+
+func benchRaftSubmit(b *testing.B, clients int) {
 	t := &testing.T{}
 	n := openNode(t, b.TempDir(), freeAddr(t), 1<<20)
 	defer n.Shutdown()
@@ -37,7 +43,7 @@ func BenchmarkRaftSubmit64(b *testing.B) {
 	var next int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	for w := 0; w < 64; w++ {
+	for w := 0; w < clients; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

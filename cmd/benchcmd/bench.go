@@ -118,8 +118,9 @@ func token() string {
 	return hex.EncodeToString(b[:])
 }
 
-// qsubRate runs n qsub processes (conc at a time) submitting held jobs.
-func qsubRate(qsub string, env []string, dir string, n, conc int) (float64, error) {
+// parallel runs do(i) for i in [0,n) on conc workers and returns the rate
+// in operations per second, or the first error.
+func parallel(n, conc int, do func(i int) error) (float64, error) {
 	var wg sync.WaitGroup
 	errc := make(chan error, conc)
 	t0 := time.Now()
@@ -128,38 +129,7 @@ func qsubRate(qsub string, env []string, dir string, n, conc int) (float64, erro
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < n; i += conc {
-				cmd := exec.Command(qsub, "-h", "-N", "bench", "--", "/bin/true")
-				cmd.Env, cmd.Dir = env, dir
-				if out, err := cmd.CombinedOutput(); err != nil {
-					errc <- fmt.Errorf("qsub: %v: %s", err, out)
-					return
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	close(errc)
-	if err := <-errc; err != nil {
-		return 0, err
-	}
-	return float64(n) / time.Since(t0).Seconds(), nil
-}
-
-func heldJob(workdir string) *api.SubmitRequest {
-	return &api.SubmitRequest{Token: token(), Name: "bench", Hold: "u", Argv: []string{"/bin/true"}, Workdir: workdir, SubmitHost: "localhost"}
-}
-
-// apiRate submits n held jobs through one client with conc requests in flight.
-func apiRate(ctx context.Context, c *api.Client, n, conc int) (float64, error) {
-	var wg sync.WaitGroup
-	errc := make(chan error, conc)
-	t0 := time.Now()
-	for w := 0; w < conc; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < n; i += conc {
-				if _, err := c.Submit(ctx, heldJob("/tmp"), 0); err != nil {
+				if err := do(i); err != nil {
 					errc <- err
 					return
 				}
@@ -172,6 +142,30 @@ func apiRate(ctx context.Context, c *api.Client, n, conc int) (float64, error) {
 		return 0, err
 	}
 	return float64(n) / time.Since(t0).Seconds(), nil
+}
+
+// qsubRate runs n qsub processes (conc at a time) submitting held jobs.
+func qsubRate(qsub string, env []string, dir string, n, conc int) (float64, error) {
+	return parallel(n, conc, func(int) error {
+		cmd := exec.Command(qsub, "-h", "-N", "bench", "--", "/bin/true")
+		cmd.Env, cmd.Dir = env, dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("qsub: %v: %s", err, out)
+		}
+		return nil
+	})
+}
+
+func heldJob(workdir string) *api.SubmitRequest {
+	return &api.SubmitRequest{Token: token(), Name: "bench", Hold: "u", Argv: []string{"/bin/true"}, Workdir: workdir, SubmitHost: "localhost"}
+}
+
+// apiRate submits n held jobs through one client with conc requests in flight.
+func apiRate(ctx context.Context, c *api.Client, n, conc int) (float64, error) {
+	return parallel(n, conc, func(int) error {
+		_, err := c.Submit(ctx, heldJob("/tmp"), 0)
+		return err
+	})
 }
 
 // startLatency measures from the submit reply to the agent's "started"

@@ -144,6 +144,20 @@ type Job struct {
 	// the job can never run; the job is not looked at again until the vnodes
 	// or resources change (the epoch moves).
 	NeverRunEpoch uint64 `json:"never_run_epoch,omitempty"`
+
+	// EstStart is estimated.start_time: when the scheduler plans to start
+	// this queued top job (Unix seconds, 0 when none). EstExec is
+	// estimated.exec_vnode, structured like Exec: the vnodes the plan holds.
+	// TopJob is topjob. The scheduler reads them back each cycle so that a
+	// top job's plan is kept, not rebuilt from nothing.
+	EstStart int64       `json:"estimated_start_time,omitempty"`
+	EstExec  []ExecChunk `json:"estimated_exec,omitempty"`
+	TopJob   bool        `json:"topjob,omitempty"`
+}
+
+// EstExecVnode formats estimated.exec_vnode like exec_vnode.
+func (j *Job) EstExecVnode(defs ResourceDefs) string {
+	return (&Job{Exec: j.EstExec}).ExecVnode(defs)
 }
 
 // Sig is a signal request for a running job, numbered so agents deliver

@@ -28,6 +28,11 @@ type cycle struct {
 	topQueue map[string]int
 	blockAll bool            // a blocked job with backfill_depth 0 stops everything after it
 	blockQ   map[string]bool // ... or the rest of its queue (queue backfill_depth 0)
+
+	bestMemo map[bestKey]unitBest // see bestUnitsOf
+	elig     *eligInfo            // see eligibility
+	scratch  []float64            // planFits
+	rowOf    []int                // planFits: vnode -> row+1
 }
 
 // started is a job started in this cycle, for the calendar.

@@ -43,12 +43,15 @@ func (c *cycle) consider(j *model.Job, formula float64) {
 		cl = c.compileClass(key, j)
 		c.classes[key] = cl
 	}
+	// The walltime is only read when it can matter: to start the job (the
+	// calendar needs its end) or to plan it.
 	var dur int64
-	if cfg.StrictOrdering {
-		dur = c.duration(j)
-	}
+	known := false
 	v := noFit
 	if !cl.failed {
+		if cfg.StrictOrdering {
+			dur, known = c.duration(j), true
+		}
 		var exec []model.ExecChunk
 		exec, v = c.run(cl, dur)
 		if v == ran {
@@ -87,6 +90,9 @@ func (c *cycle) consider(j *model.Job, formula float64) {
 	if c.topCount(j.Queue, own) >= depth {
 		c.clearTop(j) // slots used up: neither protected nor blocking
 		return
+	}
+	if !known {
+		dur = c.duration(j)
 	}
 	est, ok := c.estimate(j, cl, dur)
 	if !ok {
@@ -232,28 +238,51 @@ func (c *cycle) planFits(exec []model.ExecChunk, t, u int64, excl bool) bool {
 	st := c.st
 	c.win = window{on: true, future: true, t: t, u: u}
 	defer func() { c.win = window{} }()
-	need := map[int][]float64{}
+	// Sum the plan per vnode (a vnode may carry several chunks) in a flat
+	// scratch row per share; shares of one vnode are merged in place.
+	type row struct {
+		v   int
+		amt []float64
+	}
+	var rows []row
+	defer func() {
+		for _, rw := range rows {
+			c.rowOf[rw.v] = 0
+		}
+	}()
 	for _, ec := range exec {
 		for _, sh := range ec.Shares {
 			v, ok := st.index[sh.Vnode]
 			if !ok || !st.eligible[v] || c.held(v) || (excl && c.used(v)) {
 				return false
 			}
-			if need[v] == nil {
-				need[v] = make([]float64, st.nres)
+			if c.rowOf == nil {
+				c.rowOf = make([]int, len(st.vnodes))
+			}
+			var amt []float64
+			if k := c.rowOf[v]; k > 0 {
+				amt = rows[k-1].amt
+			} else {
+				if len(c.scratch) < st.nres {
+					c.scratch = make([]float64, 1024*st.nres)
+				}
+				amt, c.scratch = c.scratch[:st.nres:st.nres], c.scratch[st.nres:]
+				clear(amt)
+				rows = append(rows, row{v, amt})
+				c.rowOf[v] = len(rows)
 			}
 			for name, a := range sh.Amounts {
 				r, ok := st.col[name]
 				if !ok {
 					return false
 				}
-				need[v][r] += a
+				amt[r] += a
 			}
 		}
 	}
-	for v, amt := range need {
-		for r, a := range amt {
-			if a > 0 && c.free(v, r) < a {
+	for _, rw := range rows {
+		for r, a := range rw.amt {
+			if a > 0 && c.free(rw.v, r) < a {
 				return false
 			}
 		}

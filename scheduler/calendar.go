@@ -313,13 +313,16 @@ func (p *profile) add(s, e int64, amt []float64, sign float64) {
 }
 
 // fits reports whether need fits in every step overlapping [ts[i], u).
-func (p *profile) fits(i int, u int64, need []float64) bool {
+// When it does not, it returns the step that failed: no start at or before
+// that step's time can fit either (its window would cover the step), so a
+// search resumes after it and the whole scan stays linear in steps.
+func (p *profile) fits(i int, u int64, need []float64) (int, bool) {
 	for k := i; k < len(p.ts) && p.ts[k] < u; k++ {
 		for r, n := range need {
 			if n > 0 && p.free[k*p.nres+r] < n {
-				return false
+				return k, false
 			}
 		}
 	}
-	return true
+	return 0, true
 }

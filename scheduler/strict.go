@@ -189,11 +189,15 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (JobEstimate, bool)
 		keep = j.EstStart
 	}
 	p := &c.cal.prof
+	if !c.anyEligible(cl) {
+		return JobEstimate{}, false // a chunk only fits vnodes that take no jobs
+	}
 	for i := 1; i < len(p.ts) && p.ts[i] < keep; i++ {
 		t := p.ts[i]
 		u := end(t, dur)
-		if !p.fits(i, u, cl.need) {
-			continue // not enough in the whole cluster at some point
+		if k, ok := p.fits(i, u, cl.need); !ok {
+			i = k // not enough in the whole cluster at step k
+			continue
 		}
 		if exec, ok := c.tryAt(cl, t, u); ok {
 			c.cal.addHold(c.st, holdTopJob, exec, t, u, cl.excl)
@@ -323,6 +327,37 @@ func sameExec(a, b []model.ExecChunk) bool {
 					return false
 				}
 			}
+		}
+	}
+	return true
+}
+
+// anyEligible reports whether every chunk of cl matches some vnode that
+// takes jobs; vnode states do not change in a cycle, so without one no
+// future time can hold the job and it is not searched.
+func (c *cycle) anyEligible(cl *class) bool {
+	st := c.st
+	for i := range cl.chunks {
+		ch := &cl.chunks[i]
+		if ch.allowed == nil {
+			if !c.eligibility().any {
+				return false
+			}
+			continue
+		}
+		ok := false
+		vs := ch.cands
+		if vs == nil {
+			vs = c.all()
+		}
+		for _, v := range vs {
+			if ch.allowed[v] && st.eligible[v] {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
 		}
 	}
 	return true

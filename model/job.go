@@ -159,6 +159,15 @@ type Job struct {
 	// History is the job's bounded event log (tracejob), appended by the
 	// FSM on every transition with the command's time.
 	History []Event `json:"history,omitempty"`
+
+	// EstStart is estimated.start_time: when the scheduler plans to start
+	// this queued top job (Unix seconds, 0 when none). EstExec is
+	// estimated.exec_vnode, structured like Exec: the vnodes the plan holds.
+	// TopJob is topjob. The scheduler reads them back each cycle so that a
+	// top job's plan is kept, not rebuilt from nothing.
+	EstStart int64       `json:"estimated_start_time,omitempty"`
+	EstExec  []ExecChunk `json:"estimated_exec,omitempty"`
+	TopJob   bool        `json:"topjob,omitempty"`
 }
 
 // Event is one line of a job's life as tracejob prints it.
@@ -172,6 +181,11 @@ type Event struct {
 type Dep struct {
 	Type string `json:"type"`
 	Job  string `json:"job"`
+}
+
+// EstExecVnode formats estimated.exec_vnode like exec_vnode.
+func (j *Job) EstExecVnode(defs ResourceDefs) string {
+	return (&Job{Exec: j.EstExec}).ExecVnode(defs)
 }
 
 // Sig is a signal request for a running job, numbered so agents deliver

@@ -7,6 +7,9 @@ type QueueConfig struct {
 	Priority int    `json:"priority" toml:"priority"`
 	Enabled  bool   `json:"enabled" toml:"enabled"`
 	Started  bool   `json:"started" toml:"started"`
+	// BackfillDepth is the queue's backfill_depth; nil (unset) counts the
+	// queue's top jobs against the server's.
+	BackfillDepth *int `json:"backfill_depth,omitempty" toml:"backfill_depth"`
 }
 
 // ServerConfig is the server's replicated configuration: everything a new
@@ -33,4 +36,13 @@ type ServerConfig struct {
 	Scheduling       bool              `json:"scheduling"`
 	NodeSortKeys     []string          `json:"node_sort_key"`
 	Comment          string            `json:"comment,omitempty"`
+
+	// Job order and strict ordering (docs/scheduling.md).
+	ByQueue                 bool     `json:"by_queue,omitempty"`
+	RoundRobin              bool     `json:"round_robin,omitempty"`
+	JobSortKeys             []string `json:"job_sort_key,omitempty"`
+	JobSortFormula          string   `json:"job_sort_formula,omitempty"`
+	JobSortFormulaThreshold *float64 `json:"job_sort_formula_threshold,omitempty"`
+	StrictOrdering          bool     `json:"strict_ordering,omitempty"`
+	BackfillDepth           int      `json:"backfill_depth,omitempty"`
 }

@@ -1,7 +1,7 @@
 // Package policy holds the site-configurable ordering rules the scheduler
-// applies: node sort keys (node_sort_key), job ordering (by_queue, job
-// priority, submission order) and, later, job_sort_key, job_sort_formula and
-// the provisioning policy.
+// applies: node sort keys (node_sort_key) and job ordering (by_queue,
+// round_robin, job_sort_formula, job_sort_key, job priority, submission
+// order); later the provisioning policy.
 //
 // Everything here is pure: parsers turn configuration text into values and
 // comparators order vnodes and jobs. The scheduler owns all per-cycle state

@@ -247,6 +247,15 @@ func (w *writer) plan(c *ApplyPlan) any {
 		}
 		w.putJob(j)
 	}
+	for _, e := range c.Estimates {
+		j := w.job(e.JobID)
+		if j == nil || j.State != model.StateQueued {
+			continue
+		}
+		j = j.Copy()
+		j.EstStart, j.EstExec, j.TopJob = e.Start, e.Exec, e.Top
+		w.putJob(j)
+	}
 	return started
 }
 

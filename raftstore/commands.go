@@ -109,6 +109,17 @@ type ApplyPlan struct {
 	Epoch    uint64       `json:"epoch"`
 	Runs     []RunJob     `json:"runs,omitempty"`
 	Comments []JobComment `json:"comments,omitempty"`
+	// Estimates set or clear top jobs' estimated.start_time,
+	// estimated.exec_vnode and topjob (queued jobs only).
+	Estimates []JobEstimate `json:"estimates,omitempty"`
+}
+
+// JobEstimate is a top job's plan; Top false clears it.
+type JobEstimate struct {
+	JobID string            `json:"job_id"`
+	Start int64             `json:"start,omitempty"`
+	Exec  []model.ExecChunk `json:"exec,omitempty"`
+	Top   bool              `json:"top,omitempty"`
 }
 
 // RegisterHost records an agent's host and vnodes. Jobs lists the jobs the

@@ -101,3 +101,65 @@ func BenchmarkSchedule20kJobs2kVnodes(b *testing.B) { benchSchedule(b, 2000, 200
 func BenchmarkSchedule10kJobs2kVnodesUnusedSort(b *testing.B) {
 	benchSchedule(b, 2000, 10000, "ncpus HIGH unused")
 }
+
+// strictSnapshot is benchSnapshot with strict_ordering and backfill_depth
+// 10: every vnode's running work becomes a running job with a start and a
+// walltime, so the calendar has a release per job, and queued jobs get
+// walltimes (a tenth of them none, which the default walltime covers).
+func strictSnapshot(tb testing.TB, nv, nj, depth int) *Snapshot {
+	s := benchSnapshot(tb, nv, nj)
+	rng := rand.New(rand.NewPCG(3, 4))
+	s.Now = 1_000_000
+	for _, v := range s.Vnodes {
+		for id, n := range v.Jobs {
+			wall := int64(600 + rng.IntN(86400))
+			j := &model.Job{ID: id, State: model.StateRunning, Queue: "workq",
+				Stime: s.Now - rng.Int64N(wall), ResourceList: map[string]string{"walltime": model.FormatDuration(wall)},
+				Exec: []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: v.Name, Host: v.Host, Amounts: map[string]float64{"ncpus": float64(n)}}}}}}
+			s.Running = append(s.Running, j)
+		}
+	}
+	for _, j := range s.Queued {
+		if rng.IntN(10) > 0 {
+			j.ResourceList = map[string]string{"walltime": model.FormatDuration(int64(60 + rng.IntN(48*3600)))}
+		}
+	}
+	s.Config.StrictOrdering = true
+	s.Config.BackfillDepth = depth
+	s.Config.DefaultWalltime = 3600
+	return s
+}
+
+// A full cycle with strict_ordering and backfill_depth 10 at 20,000 queued
+// jobs on 2,000 vnodes (Slurm's backfill pass: about 2 s at 20,000 jobs).
+func BenchmarkScheduleStrictDepth10_20kJobs2kVnodes(b *testing.B) {
+	s := strictSnapshot(b, 2000, 20000, 10)
+	p := Schedule(s)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		Schedule(s)
+	}
+	top := 0
+	for _, e := range p.Estimates {
+		if e.Top {
+			top++
+		}
+	}
+	b.ReportMetric(float64(len(p.Runs)), "runs")
+	b.ReportMetric(float64(top), "topjobs")
+}
+
+// The same with every blocked job a top job up to 100 (the admin guide's
+// recommended ceiling), to show cost grows with top jobs, not with top
+// jobs x cluster.
+func BenchmarkScheduleStrictDepth100_20kJobs2kVnodes(b *testing.B) {
+	s := strictSnapshot(b, 2000, 20000, 100)
+	p := Schedule(s)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		Schedule(s)
+	}
+	b.ReportMetric(float64(len(p.Estimates)), "estimates")
+}

@@ -29,6 +29,10 @@ type class struct {
 	failed   bool
 	comment  string
 	neverRun bool
+	// conflictEnd is the shortest walltime (window length from now) seen
+	// to conflict with a future hold this cycle; 0 when none. Holds only
+	// accumulate during a cycle, so longer jobs of the class conflict too.
+	conflictEnd int64
 }
 
 // chunkReq is one chunk of a select, compiled against the cycle's columns.

@@ -119,6 +119,16 @@ type chunkView struct {
 func (c *cycle) viewChunk(cl *class, ch *chunkReq) chunkView {
 	st := c.st
 	w := chunkView{firstBad: -1, free: make([]float64, len(ch.need)), capa: make([]float64, len(ch.need))}
+	if ch.allowed == nil && ch.cands == nil && !cl.excl {
+		// No constraint and no exclusivity: the chunk sees the whole
+		// cluster, whose free and total amounts the overlay keeps anyway.
+		e := c.eligibility()
+		w.firstBad, w.anyEligible, w.anyUsable = e.firstBad, e.any, e.any
+		for i, n := range ch.need {
+			w.free[i], w.capa[i] = st.eligFree[n.r], st.total[n.r]
+		}
+		return w
+	}
 	vs := ch.cands
 	if vs == nil {
 		vs = c.all()
@@ -146,4 +156,27 @@ func (c *cycle) viewChunk(cl *class, ch *chunkReq) chunkView {
 		}
 	}
 	return w
+}
+
+// eligInfo is the cluster-wide part of a chunk view: the first vnode in a
+// state that takes no jobs and whether any vnode takes jobs. States do not
+// change during a cycle, so it is computed once.
+type eligInfo struct {
+	firstBad int
+	any      bool
+}
+
+func (c *cycle) eligibility() *eligInfo {
+	if c.elig == nil {
+		e := &eligInfo{firstBad: -1}
+		for v, ok := range c.st.eligible {
+			if ok {
+				e.any = true
+			} else if e.firstBad < 0 {
+				e.firstBad = v
+			}
+		}
+		c.elig = e
+	}
+	return c.elig
 }

@@ -28,7 +28,7 @@ func (c *cycle) neverRun(cl *class) (string, bool) {
 		if msg, never := c.unmatched(ch); never {
 			return msg, true
 		}
-		best := c.bestUnits(ch, c.chunkUnits(cl, ch, units))
+		best := c.bestUnitsOf(cl, ch, units)
 		if best.fit == 0 {
 			if r, ok := best.short(ch); ok {
 				name := st.names[ch.need[r].r]
@@ -117,6 +117,35 @@ func (b unitBest) short(ch *chunkReq) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// bestUnitsOf is bestUnits with the capacity part shared, within a cycle,
+// by every class whose chunk has the same shape and no constraints: how
+// many units could ever hold a copy does not change during a cycle, so a
+// queue of many job sizes pays one scan per shape, not one per class. The
+// free amounts only matter for a "never" verdict, which is rescanned.
+func (c *cycle) bestUnitsOf(cl *class, ch *chunkReq, units [][]int) unitBest {
+	if ch.allowed != nil || ch.cands != nil {
+		return c.bestUnits(ch, c.chunkUnits(cl, ch, units))
+	}
+	key := bestKey{ch.cur, c.hostUnits(cl)}
+	b, ok := c.bestMemo[key]
+	if !ok {
+		b = c.bestUnits(ch, units)
+		if c.bestMemo == nil {
+			c.bestMemo = map[bestKey]unitBest{}
+		}
+		c.bestMemo[key] = b
+	}
+	if b.fit == 0 {
+		return c.bestUnits(ch, units)
+	}
+	return b
+}
+
+type bestKey struct {
+	cur  *cursor
+	host bool
 }
 
 func (c *cycle) bestUnits(ch *chunkReq, units [][]int) unitBest {

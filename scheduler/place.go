@@ -29,16 +29,16 @@ func (a *attempt) reset(nchunks int) {
 // class cl, ignoring its free resources.
 func (c *cycle) usable(v int, ch *chunkReq, cl *class) bool {
 	st := c.st
-	if !st.eligible[v] || st.held[v] {
+	if !st.eligible[v] || c.held(v) {
 		return false
 	}
 	if ch.allowed != nil && !ch.allowed[v] {
 		return false
 	}
-	if cl.excl && st.used[v] {
+	if cl.excl && c.used(v) {
 		return false
 	}
-	return !cl.exclhost || st.hostClean(st.hostOf[v])
+	return !cl.exclhost || c.hostClean(st.hostOf[v])
 }
 
 // fits reports whether one whole copy of ch fits in v's free resources.
@@ -47,7 +47,7 @@ func (c *cycle) fits(v int, ch *chunkReq) bool {
 		return false
 	}
 	for _, n := range ch.need {
-		if c.st.free(v, n.r) < n.amt {
+		if c.free(v, n.r) < n.amt {
 			return false
 		}
 	}
@@ -87,7 +87,7 @@ func (c *cycle) hostCanSplit(vs []int, ch *chunkReq, cl *class) bool {
 		var sum float64
 		for _, v := range vs {
 			if c.usable(v, ch, cl) {
-				sum += max(0, c.st.free(v, n.r))
+				sum += max(0, c.free(v, n.r))
 			}
 		}
 		if sum < n.amt {
@@ -138,7 +138,7 @@ func (c *cycle) placeOnHost(vs []int, ch *chunkReq, cl *class) (model.ExecChunk,
 		}
 		var amounts map[string]float64
 		for i, n := range ch.need {
-			a := min(max(0, st.free(v, n.r)), left[i])
+			a := min(max(0, c.free(v, n.r)), left[i])
 			if a <= 0 {
 				continue
 			}
@@ -245,11 +245,13 @@ func (c *cycle) placePack(cl *class, ord []int) bool {
 	hosts, hv := c.order.hosts()
 	a := &c.att
 	hp := 0
-	if !c.order.dynamic {
+	if !c.order.dynamic && !c.win.on {
 		for cl.hostCursor < len(hosts) && !c.hostCouldPack(hv[hosts[cl.hostCursor]], cl) {
 			cl.hostCursor++
 		}
 		hp = cl.hostCursor
+	} else if !c.order.dynamic && !c.win.future {
+		hp = cl.hostCursor // a window only narrows what fits now
 	}
 	for ; hp < len(hosts); hp++ {
 		h := hosts[hp]
@@ -294,8 +296,8 @@ func (c *cycle) hostCouldPack(vs []int, cl *class) bool {
 		}
 		var sum float64
 		for _, v := range vs {
-			if st.eligible[v] && !st.held[v] && (!cl.excl || !st.used[v]) {
-				sum += max(0, st.free(v, r))
+			if st.eligible[v] && !c.held(v) && (!cl.excl || !c.used(v)) {
+				sum += max(0, c.free(v, r))
 			}
 		}
 		if sum < need {
@@ -314,14 +316,14 @@ func (c *cycle) hostCouldPack(vs []int, cl *class) bool {
 // a copy and returns where a scan should begin. Called before anything of
 // the current attempt is placed, so "cannot" is about committed state only.
 func (c *cycle) startVnode(ch *chunkReq) int {
-	if c.order.dynamic {
+	if c.order.dynamic || c.win.future {
 		return 0
 	}
 	return ch.cur.vnode
 }
 
 func (c *cycle) startHost(ch *chunkReq) int {
-	if c.order.dynamic {
+	if c.order.dynamic || c.win.future {
 		return 0
 	}
 	return ch.cur.host

@@ -19,20 +19,51 @@ type cycle struct {
 	allIdx  []int   // 0..len(vnodes)-1, built on demand
 	keyBuf  []byte  // scratch for class keys
 	plan    *Plan
+
+	// Strict ordering and the calendar (see strict.go).
+	win      window
+	cal      *calendar // built at the first estimate
+	started  []started // jobs started before the calendar existed
+	topAll   int       // top jobs counted against the server's depth
+	topQueue map[string]int
+	blockAll bool            // a blocked job with backfill_depth 0 stops everything after it
+	blockQ   map[string]bool // ... or the rest of its queue (queue backfill_depth 0)
+
+	bestMemo map[bestKey]unitBest // see bestUnitsOf
+	elig     *eligInfo            // see eligibility
+	scratch  []float64            // planFits
+	rowOf    []int                // planFits: vnode -> row+1
+}
+
+// started is a job started in this cycle, for the calendar.
+type started struct {
+	exec []model.ExecChunk
+	end  int64
+	excl bool
 }
 
 // Schedule runs one scheduling cycle over s and returns what to do: jobs to
-// start, in decision order, and job comments that changed. It is a pure
-// function of s: it reads no clock, does no I/O and never modifies the
-// snapshot's jobs or vnodes.
+// start, in decision order, job comments that changed and top-job estimates
+// that changed. It is a pure function of s: it reads no clock, does no I/O
+// and never modifies the snapshot's jobs or vnodes.
 func Schedule(s *Snapshot) *Plan {
 	c := newCycle(s)
-	order := policy.JobOrder{ByQueue: s.Config.ByQueue, QueuePriority: queuePriorities(s.Queues)}
-	for _, j := range order.SortJobs(s.Queued) {
+	order := policy.JobOrder{
+		ByQueue:       s.Config.ByQueue,
+		RoundRobin:    s.Config.RoundRobin,
+		QueuePriority: queuePriorities(s.Queues),
+		SortKeys:      s.Config.JobSortKeys,
+		Formula:       s.Config.JobSortFormula,
+		Defs:          c.defs,
+		Now:           s.Now,
+	}
+	for _, r := range order.Rank(s.Queued) {
+		j := r.Job
 		if j.NeverRunEpoch != 0 && j.NeverRunEpoch == s.Epoch {
+			c.clearTop(j)
 			continue // judged impossible and nothing changed since
 		}
-		c.consider(j)
+		c.consider(j, r.Formula)
 	}
 	return c.plan
 }
@@ -69,42 +100,73 @@ func queuePriorities(qs map[string]Queue) map[string]int {
 	return out
 }
 
-// consider tries to run one job and records its comment if it cannot.
-func (c *cycle) consider(j *model.Job) {
-	c.keyBuf = appendClassKey(c.keyBuf[:0], j)
-	cl, ok := c.classes[string(c.keyBuf)] // no allocation for a lookup
-	if !ok {
-		key := string(c.keyBuf)
-		cl = c.compileClass(key, j)
-		c.classes[key] = cl
-	}
-	if !cl.failed {
-		if exec, ok := c.run(cl); ok {
-			c.plan.Runs = append(c.plan.Runs, Decision{JobID: j.ID, Exec: exec, Exclusive: cl.excl})
-			return
-		}
-		cl.failed = true
-		cl.comment, cl.neverRun = c.explain(cl)
-	}
-	if cl.neverRun || cl.comment != j.Comment {
-		c.plan.Comments = append(c.plan.Comments, JobComment{JobID: j.ID, Comment: cl.comment, NeverRun: cl.neverRun})
-	}
-}
+// verdict is the outcome of trying to start a job now.
+type verdict int
+
+const (
+	noFit     verdict = iota // not enough free now (the class's comment says why)
+	ran                      // placed and committed
+	conflicts                // fits now but would delay a top job or reservation
+)
 
 // run places one job of class cl and commits the placement to the overlay.
-func (c *cycle) run(cl *class) ([]model.ExecChunk, bool) {
+// dur is the job's walltime for the calendar (< 0: unknown), used only
+// when some vnode has a future hold.
+func (c *cycle) run(cl *class, dur int64) ([]model.ExecChunk, verdict) {
 	st := c.st
 	for r, need := range cl.need {
 		if need > st.eligFree[r] {
-			return nil, false // not enough anywhere: skip the vnode scan
+			return nil, noFit // not enough anywhere: skip the vnode scan
 		}
 	}
 	for _, ch := range cl.chunks {
 		if ch.missing != "" {
-			return nil, false
+			return nil, noFit
 		}
 	}
 	c.advanceCursors(cl)
+	m, ok := c.attempt(cl)
+	if !ok {
+		return nil, noFit
+	}
+	if c.cal != nil && c.cal.nholds > 0 && c.touchesHold(cl) {
+		// What fits now may still take what a top job was promised: place
+		// again with the whole walltime checked against the calendar.
+		// Longer jobs of a class that conflicted conflict too.
+		st.rollback(m)
+		c.resort()
+		now := c.snap.Now
+		u := end(now, dur)
+		if cl.conflictEnd != 0 && u-now >= cl.conflictEnd {
+			return nil, conflicts
+		}
+		c.win = window{on: true, t: now, u: u}
+		m, ok = c.attempt(cl)
+		c.win = window{}
+		if !ok {
+			if cl.conflictEnd == 0 || u-now < cl.conflictEnd {
+				cl.conflictEnd = u - now
+			}
+			return nil, conflicts
+		}
+	}
+	exec := c.commit(cl, m)
+	if c.snap.Config.StrictOrdering {
+		e := end(c.snap.Now, dur)
+		if c.cal != nil {
+			c.cal.addRunning(st, exec, e, cl.excl)
+		} else {
+			c.started = append(c.started, started{exec: exec, end: e, excl: cl.excl})
+		}
+	}
+	return exec, ran
+}
+
+// attempt tries the class's chunk orders at the current window. On success
+// the placement is left tentative in the overlay (commit or roll back to
+// the returned mark); on failure nothing is left.
+func (c *cycle) attempt(cl *class) (int, bool) {
+	st := c.st
 	for _, ord := range cl.orders {
 		m := st.mark()
 		c.touched = c.touched[:0]
@@ -121,12 +183,30 @@ func (c *cycle) run(cl *class) ([]model.ExecChunk, bool) {
 			ok = c.placeFree(cl, ord, false)
 		}
 		if ok {
-			return c.commit(cl, m), true
+			return m, true
 		}
 		st.rollback(m)
 		c.resort()
 	}
-	return nil, false
+	return 0, false
+}
+
+// touchesHold reports whether the tentative placement uses a vnode (or, for
+// exclhost, a host) with a future hold.
+func (c *cycle) touchesHold(cl *class) bool {
+	for _, v := range c.touched {
+		if c.cal.holds[v] > 0 {
+			return true
+		}
+		if cl.exclhost {
+			for _, w := range c.st.hosts[c.st.hostOf[v]] {
+				if c.cal.holds[w] > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // commit makes the current attempt permanent and builds the exec list in

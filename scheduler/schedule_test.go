@@ -318,7 +318,7 @@ func TestEquivalenceClasses(t *testing.T) {
 	s := snapshot(vn, js...)
 	c := newCycle(s)
 	for _, j := range js {
-		c.consider(j)
+		c.consider(j, 0)
 	}
 	if len(c.classes) != 2 {
 		t.Fatalf("%d classes, want 2 (queue is part of the class)", len(c.classes))

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"time"
+
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/policy"
 )
@@ -33,6 +35,12 @@ type Snapshot struct {
 type Queue struct {
 	Name     string
 	Priority int
+	// BackfillDepth is the queue's backfill_depth; nil means unset: the
+	// queue's jobs count against the server's Config.BackfillDepth.
+	BackfillDepth *int
+	// DefaultWalltime (seconds) is the queue's resources_default.walltime;
+	// 0 falls back to Config.DefaultWalltime.
+	DefaultWalltime int64
 }
 
 // Config is the scheduling policy (sched attributes in qmgr terms).
@@ -41,6 +49,33 @@ type Config struct {
 	NodeSortKeys []policy.NodeSortKey
 	// ByQueue walks queues in descending priority before job order.
 	ByQueue bool
+	// RoundRobin takes one job from each queue of a priority level in turn.
+	RoundRobin bool
+	// JobSortKeys (job_sort_key) and JobSortFormula (job_sort_formula)
+	// order jobs; see policy.JobOrder for the full order.
+	JobSortKeys    []policy.JobSortKey
+	JobSortFormula *policy.Formula
+	// FormulaThreshold (job_sort_formula_threshold), when set with a
+	// formula, keeps jobs whose formula value is at or below it from
+	// running this cycle.
+	FormulaThreshold *float64
+
+	// StrictOrdering (strict_ordering) makes a job that cannot run block
+	// the jobs after it: with BackfillDepth 0 nothing after it starts;
+	// otherwise the first BackfillDepth blocked jobs become top jobs with a
+	// planned start and vnodes, and later jobs start only if they delay no
+	// top job. OpenPBS's default for an unset backfill_depth is 1; the
+	// server passes that in.
+	StrictOrdering bool
+	BackfillDepth  int
+
+	// DefaultWalltime (seconds) is the walltime the calendar assumes for
+	// jobs that have none: the server's resources_default.walltime (a
+	// queue's overrides it). When it is 0 too, such a job's end is
+	// unknown: running, it holds its resources for ever in the calendar
+	// (top jobs needing them get no estimate); queued, it may start now
+	// only where no future hold exists. Never a silent 5 years.
+	DefaultWalltime int64
 }
 
 // Decision runs one job on the given chunks.
@@ -64,11 +99,29 @@ type JobComment struct {
 	NeverRun bool
 }
 
+// JobEstimate sets (Top) or clears (!Top, zero Start and Exec) a queued
+// job's estimated.start_time, estimated.exec_vnode and topjob. Only changes
+// are listed.
+type JobEstimate struct {
+	JobID string
+	Start int64
+	Exec  []model.ExecChunk
+	Top   bool
+}
+
+// Note is the scheduler log line PBS writes for a top job.
+func (e JobEstimate) Note() string {
+	return "Job is a top job and will run at " + time.Unix(e.Start, 0).Format("Mon Jan _2 15:04:05 2006")
+}
+
 // Plan is the outcome of one cycle; the server commits it as one Raft entry.
 type Plan struct {
-	Runs     []Decision
-	Comments []JobComment
+	Runs      []Decision
+	Comments  []JobComment
+	Estimates []JobEstimate
 }
 
 // Empty reports whether the plan changes nothing.
-func (p *Plan) Empty() bool { return len(p.Runs) == 0 && len(p.Comments) == 0 }
+func (p *Plan) Empty() bool {
+	return len(p.Runs) == 0 && len(p.Comments) == 0 && len(p.Estimates) == 0
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/policy"
 )
 
 // Config is the server's TOML configuration. docs/configuration.md lists
@@ -67,6 +68,15 @@ type Config struct {
 	// Comment is the server's comment attribute, shown above qstat's
 	// tables.
 	Comment string `toml:"comment"`
+	// Job order and strict ordering (docs/scheduling.md). BackfillDepth
+	// defaults to 1, OpenPBS's value for an unset backfill_depth.
+	ByQueue                 bool     `toml:"by_queue"`
+	RoundRobin              bool     `toml:"round_robin"`
+	JobSortKey              []string `toml:"job_sort_key"`
+	JobSortFormula          string   `toml:"job_sort_formula"`
+	JobSortFormulaThreshold *float64 `toml:"job_sort_formula_threshold"`
+	StrictOrdering          bool     `toml:"strict_ordering"`
+	BackfillDepth           int      `toml:"backfill_depth"`
 }
 
 // Duration is a time.Duration written as "10s" in TOML.
@@ -118,6 +128,7 @@ func DefaultConfig() *Config {
 		DefaultChunk:         map[string]string{"ncpus": "1"},
 		MaxJobSequenceID:     9999999,
 		NodeSortKey:          []string{"sort_priority HIGH"},
+		BackfillDepth:        1,
 	}
 }
 
@@ -198,6 +209,9 @@ func (c *Config) Validate() error {
 	if c.DefaultQueue != "" && !queues[c.DefaultQueue] {
 		return bad("default_queue", fmt.Sprintf("queue %q is not defined", c.DefaultQueue))
 	}
+	if err := validateSchedPolicy(c, defs); err != nil {
+		return err
+	}
 	for key, m := range map[string]map[string]string{"default_chunk": c.DefaultChunk, "resources_default": c.ResourcesDefault} {
 		for name, v := range m {
 			d, ok := defs[name]
@@ -239,5 +253,35 @@ func (c *Config) ServerConfig() model.ServerConfig {
 		Scheduling:         true,
 		NodeSortKeys:       c.NodeSortKey,
 		Comment:            c.Comment,
+
+		ByQueue:                 c.ByQueue,
+		RoundRobin:              c.RoundRobin,
+		JobSortKeys:             c.JobSortKey,
+		JobSortFormula:          c.JobSortFormula,
+		JobSortFormulaThreshold: c.JobSortFormulaThreshold,
+		StrictOrdering:          c.StrictOrdering,
+		BackfillDepth:           c.BackfillDepth,
 	}
+}
+
+// validateSchedPolicy checks the job-order keys, so that a typo is reported
+// at startup rather than silently ignored by every cycle.
+func validateSchedPolicy(c *Config, defs model.ResourceDefs) error {
+	if _, err := policy.ParseJobSortKeys(c.JobSortKey, defs); err != nil {
+		return fmt.Errorf("config key job_sort_key: %v", err)
+	}
+	if c.JobSortFormula != "" {
+		if _, err := policy.ParseFormula(c.JobSortFormula); err != nil {
+			return fmt.Errorf("config key job_sort_formula: %v", err)
+		}
+	}
+	if c.BackfillDepth < 0 {
+		return fmt.Errorf("config key backfill_depth: must not be negative")
+	}
+	for _, q := range c.Queues {
+		if q.BackfillDepth != nil && *q.BackfillDepth < 0 {
+			return fmt.Errorf("config key queue.backfill_depth: queue %s: must not be negative", q.Name)
+		}
+	}
+	return nil
 }

@@ -58,6 +58,12 @@ func (s *Server) cycle() error {
 	for _, c := range plan.Comments {
 		cmd.Comments = append(cmd.Comments, raftstore.JobComment{JobID: c.JobID, Comment: c.Comment, NeverRun: c.NeverRun})
 	}
+	for _, e := range plan.Estimates {
+		cmd.Estimates = append(cmd.Estimates, raftstore.JobEstimate{JobID: e.JobID, Start: e.Start, Exec: e.Exec, Top: e.Top})
+		if e.Top {
+			s.logger.Printf("%s;%s", e.JobID, e.Note())
+		}
+	}
 	_, err := s.apply(cmd)
 	return err
 }
@@ -78,8 +84,9 @@ func buildSnapshot(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot
 		Queues: map[string]scheduler.Queue{},
 		Config: scheduler.Config{NodeSortKeys: keys},
 	}
+	schedPolicy(&in.Config, &cfg)
 	for name, q := range cfg.Queues {
-		in.Queues[name] = scheduler.Queue{Name: name, Priority: q.Priority}
+		in.Queues[name] = scheduler.Queue{Name: name, Priority: q.Priority, BackfillDepth: q.BackfillDepth}
 	}
 	for _, j := range snap.JobsInState(model.StateQueued) {
 		if q, ok := cfg.Queues[j.Queue]; ok && q.Started {
@@ -90,4 +97,29 @@ func buildSnapshot(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot
 		in.Running = append(in.Running, snap.JobsInState(st)...)
 	}
 	return in
+}
+
+// schedPolicy copies the job-order and strict-ordering attributes into the
+// scheduler's Config. Bad keys were rejected when the configuration was
+// loaded; should one get here anyway it is left out rather than failing
+// every cycle. The default walltime is resources_default.walltime.
+func schedPolicy(out *scheduler.Config, cfg *model.ServerConfig) {
+	out.ByQueue = cfg.ByQueue
+	out.RoundRobin = cfg.RoundRobin
+	if keys, err := policy.ParseJobSortKeys(cfg.JobSortKeys, cfg.Defs); err == nil {
+		out.JobSortKeys = keys
+	}
+	if cfg.JobSortFormula != "" {
+		if f, err := policy.ParseFormula(cfg.JobSortFormula); err == nil {
+			out.JobSortFormula = f
+			out.FormulaThreshold = cfg.JobSortFormulaThreshold
+		}
+	}
+	out.StrictOrdering = cfg.StrictOrdering
+	out.BackfillDepth = cfg.BackfillDepth
+	if w, ok := cfg.ResourcesDefault["walltime"]; ok {
+		if secs, err := model.ParseDuration(w); err == nil {
+			out.DefaultWalltime = secs
+		}
+	}
 }

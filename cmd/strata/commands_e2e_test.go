@@ -49,12 +49,15 @@ func TestHoldReleaseAlterSelect(t *testing.T) {
 // TestDependenciesExecutionTimeAndBlock covers -W depend, -a and -W block.
 func TestDependenciesExecutionTimeAndBlock(t *testing.T) {
 	c := startCluster(t, 1, 2)
-	parent := c.submit("#!/bin/sh\nsleep 1\nexit 1\n")
+	// The parent is held until the dependents are checked, so a fast
+	// machine cannot finish it first.
+	parent := c.submit("#!/bin/sh\nexit 1\n", "-h")
 	okChild := c.submit("#!/bin/sh\ntrue\n", "-W", "depend=afterok:"+strings.Split(parent, ".")[0])
 	notokChild := c.submit("#!/bin/sh\ntrue\n", "-W", "depend=afternotok:"+parent)
 	if j := c.job(okChild); j["job_state"] != "H" || str(j["substate"]) != "22" {
 		t.Errorf("dependent job: %v/%v", j["job_state"], j["substate"])
 	}
+	c.must("qrls", parent)
 	c.waitState(notokChild, 60*time.Second, "F")
 	if j := c.waitState(okChild, 30*time.Second, "F"); str(j["substate"]) != "91" {
 		t.Errorf("afterok child of a failed job: substate %v, want 91 (deleted)", j["substate"])

@@ -229,7 +229,7 @@ func execOnVnodes(j *model.Job, vnodes []string, snap *raftstore.StateSnapshot) 
 	run := raftstore.RunJob{JobID: j.ID, Exclusive: j.Place.Sharing == "excl" || j.Place.Sharing == "exclhost"}
 	for _, name := range vnodes {
 		if snap.Vnode(name) == nil {
-			return run, model.Errorf(model.PBSEUnknownNode, "%s", name)
+			return run, model.Errorf(model.PBSEUnknownNode, " %s", name) // "Unknown node  <name>", as PBS appends names
 		}
 	}
 	i := 0

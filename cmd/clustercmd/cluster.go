@@ -36,6 +36,7 @@ func Command() *cli.Command {
 					&cli.IntFlag{Name: "ncpus", Value: 4, Usage: "ncpus per agent"},
 					&cli.StringFlag{Name: "mem", Value: "8gb", Usage: "mem per agent"},
 					&cli.StringFlag{Name: "name", Usage: "server name (default: the short host name)"},
+					&cli.StringFlag{Name: "server-config", Usage: "TOML file appended to the generated server.toml (queues, server attributes) when the cluster is created"},
 					&cli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "how long to wait for the cluster"},
 				},
 				Action: start,
@@ -72,7 +73,13 @@ func start(c *cli.Context) error {
 		if _, err := model.ParseSize(c.String("mem")); err != nil {
 			return cli.Exit("strata cluster: illegal --mem value: "+err.Error(), 2)
 		}
-		layout, err = create(dir, c.String("name"), c.Int("moms"), c.Int("ncpus"), c.String("mem"))
+		var extra []byte
+		if f := c.String("server-config"); f != "" {
+			if extra, err = os.ReadFile(f); err != nil {
+				return cli.Exit("strata cluster: --server-config: "+err.Error(), 2)
+			}
+		}
+		layout, err = create(dir, c.String("name"), c.Int("moms"), c.Int("ncpus"), c.String("mem"), extra)
 	}
 	if err != nil {
 		return cli.Exit("strata cluster: "+err.Error(), 1)
@@ -100,7 +107,8 @@ func start(c *cli.Context) error {
 }
 
 // create writes the configuration of a new cluster.
-func create(dir, name string, moms, ncpus int, mem string) (*Layout, error) {
+// extra is appended to the server's configuration.
+func create(dir, name string, moms, ncpus int, mem string, extra []byte) (*Layout, error) {
 	if name == "" {
 		host, _ := os.Hostname()
 		name, _, _ = strings.Cut(host, ".")
@@ -142,6 +150,9 @@ heartbeat_interval = "1s"
 node_down_after = "5s"
 node_fail_requeue = "30s"
 `, name, filepath.Join(srvDir, "data"), l.Socket, apiAddr, raftAddr, secretFile)
+	if len(extra) > 0 {
+		srvConf += "\n# Appended from --server-config.\n" + string(extra) + "\n"
+	}
 	srvPath := filepath.Join(srvDir, "server.toml")
 	if err := os.WriteFile(srvPath, []byte(srvConf), 0o644); err != nil {
 		return nil, err

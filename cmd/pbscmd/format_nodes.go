@@ -301,3 +301,58 @@ func writeNodeList(b *strings.Builder, vnodes []*model.Vnode) {
 		fmt.Fprintf(b, "%-20s %s %s\n", v.Name, v.State.String(), v.Comment)
 	}
 }
+
+// Job summary (-aSj) layout, OpenPBS's fixed header.
+const nodeJobSummaryHeader = "                                                        mem       ncpus   nmics   ngpus\n" +
+	"vnode           state           njobs   run   susp      f/t        f/t     f/t     f/t   jobs\n" +
+	"--------------- --------------- ------ ----- ------ ------------ ------- ------- ------- -------\n"
+
+// writeNodeJobSummary writes pbsnodes -aSj: per vnode the first state, the
+// number of jobs (running, suspended), free/total of mem, ncpus, nmics and
+// ngpus, and the job ids (without ".server" for the local server).
+// states maps job ids to their state letter.
+func writeNodeJobSummary(b *strings.Builder, vnodes []*model.Vnode, defs model.ResourceDefs, server string, states map[string]string) {
+	b.WriteString(nodeJobSummaryHeader)
+	for _, v := range vnodes {
+		state, _, _ := strings.Cut(v.State.String(), ",")
+		assignedBytes := func(r string) int64 {
+			amt, ok := v.Assigned[r]
+			if !ok {
+				return 0
+			}
+			d, ok := defs[r]
+			if !ok {
+				return int64(amt)
+			}
+			n, _ := model.ParseSize(d.FormatAmount(amt))
+			return n
+		}
+		totalMem, _ := model.ParseSize(v.Available["mem"])
+		mem := sizeThreeDigits(totalMem-assignedBytes("mem")) + "/" + sizeThreeDigits(totalMem)
+		count := func(r string) string {
+			total, _ := strconv.ParseFloat(v.Available[r], 64)
+			free := total - v.Assigned[r]
+			return strconv.FormatFloat(free, 'f', -1, 64) + "/" + strconv.FormatFloat(total, 'f', -1, 64)
+		}
+		ids := model.SortedKeys(v.Jobs)
+		sort.SliceStable(ids, func(i, j int) bool { return model.LessJobID(ids[i], ids[j]) })
+		run, susp := 0, 0
+		short := make([]string, len(ids))
+		for i, id := range ids {
+			switch states[id] {
+			case model.StateRunning:
+				run++
+			case model.StateSuspended:
+				susp++
+			}
+			short[i] = strings.TrimSuffix(id, "."+server)
+		}
+		jobs := strings.Join(short, ",")
+		if jobs == "" {
+			jobs = "--"
+		}
+		fmt.Fprintf(b, "%-15s %-15s %6d %5d %6d %12s %7s %7s %7s %s\n",
+			truncMark(v.Name, 15), truncMark(state, 15), len(ids), run, susp,
+			mem, count("ncpus"), count("nmics"), count("ngpus"), jobs)
+	}
+}

@@ -22,15 +22,18 @@ const pbsnodesUsage = `usage:
 `
 
 // pbsnodesSpec is pbsnodes's option grammar; the node-changing options and
-// the -aSj/-L variants are for a later release.
+// -L and the
+// -D/-H/-s options are for a later release.
 const (
 	pbsnodesSpec        optSpec = "aC:D:F:HjlLors:Sv"
-	pbsnodesUnsupported         = "DHjLs"
+	pbsnodesUnsupported         = "DHLs"
 )
 
 type pbsnodesOpts struct {
 	all, vnodes, list, summary bool
-	json                       bool
+	// jobSummary is -Sj: the job-oriented summary table.
+	jobSummary bool
+	json       bool
 	// -o / -r / -C: change the named nodes instead of showing them.
 	offline, reset bool
 	comment        *string
@@ -94,6 +97,14 @@ func Pbsnodes(ctx context.Context, env *Env, args []string) int {
 	switch {
 	case o.list:
 		writeNodeList(&b, flatten(groups))
+	case o.jobSummary:
+		states := map[string]string{}
+		if jr, err := s.client.Jobs(ctx, nil, false); err == nil {
+			for _, j := range jr.Jobs {
+				states[j.ID] = j.State
+			}
+		}
+		writeNodeJobSummary(&b, flatten(groups), defs, firstNonEmpty(resp.Server.Name, s.name), states)
 	case o.summary:
 		writeNodeSummary(&b, flatten(groups))
 	case o.json:
@@ -138,6 +149,10 @@ func parsePbsnodes(args []string) (pbsnodesOpts, []string, error) {
 		o.vnodes = c.Bool("v")
 		o.list = c.Bool("l")
 		o.summary = c.Bool("S")
+		o.jobSummary = c.Bool("j")
+		if o.jobSummary && !o.summary {
+			return usageErr(1, "-j needs -S")
+		}
 		o.offline, o.reset = c.Bool("o"), c.Bool("r")
 		if o.offline && o.reset {
 			return &cmdError{Code: 1, Usage: true}

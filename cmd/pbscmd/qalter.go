@@ -3,9 +3,11 @@ package pbscmd
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -29,12 +31,53 @@ func Qalter(ctx context.Context, env *Env, args []string) int {
 		return reportUsage(env, "qalter", qalterUsage, err)
 	}
 	return forEachJob(ctx, env, "qalter", operands, func(s *session, id string) error {
-		return s.client.Alter(ctx, id, req)
+		if req.badW != nil {
+			// The server checks the job before its attributes.
+			resp, err := s.client.Jobs(ctx, []string{id}, true)
+			if err != nil {
+				return err
+			}
+			if len(resp.Jobs) == 0 {
+				return model.Err(model.PBSEUnknownJobID)
+			}
+			return req.badW
+		}
+		return s.client.Alter(ctx, id, &req.AlterRequest)
 	})
 }
 
-func parseQalter(env *Env, args []string) (*api.AlterRequest, []string, error) {
-	req := &api.AlterRequest{}
+// qalterRequest is a parsed qalter: the change, or the refusal a -W
+// attribute that cannot be set earns for every job.
+type qalterRequest struct {
+	api.AlterRequest
+	badW *model.PBSError
+}
+
+// readOnlyJobAttrs are job attributes that exist but no qalter may set:
+// PBS refuses them with PBSE_ATTRRO (exit 155) naming the attribute.
+var readOnlyJobAttrs = map[string]bool{
+	"job_state": true, "substate": true, "session_id": true, "exec_host": true,
+	"exec_vnode": true, "ctime": true, "mtime": true, "qtime": true, "etime": true,
+	"stime": true, "obittime": true, "Job_Owner": true, "server": true, "queue": true,
+	"resources_used": true, "Exit_status": true, "run_count": true,
+	"Submit_arguments": true, "Submit_Host": true, "euser": true, "egroup": true,
+	"hashname": true, "jobdir": true, "array_id": true, "array_index": true,
+}
+
+// settableJobAttrs are the other job attributes OpenPBS knows; those qalter
+// cannot change yet here are refused as an illegal -W value.
+var settableJobAttrs = map[string]bool{
+	"Job_Name": true, "Account_Name": true, "Checkpoint": true, "Error_Path": true,
+	"Output_Path": true, "Hold_Types": true, "Join_Path": true, "Keep_Files": true,
+	"Mail_Points": true, "Mail_Users": true, "Priority": true, "Rerunable": true,
+	"Shell_Path_List": true, "User_List": true, "Execution_Time": true,
+	"Resource_List": true, "Variable_List": true, "project": true, "sandbox": true,
+	"stagein": true, "stageout": true, "umask": true, "max_run_subjobs": true,
+	"interactive": true, "block": true, "comment": true, "run_version": true,
+}
+
+func parseQalter(env *Env, args []string) (*qalterRequest, []string, error) {
+	req := &qalterRequest{}
 	var operands []string
 	err := parseOptions("qalter", qalterSpec, "lW", args, func(c *cli.Context, g getoptArgs) error {
 		operands = g.Operands
@@ -103,7 +146,15 @@ func parseQalter(env *Env, args []string) (*api.AlterRequest, []string, error) {
 					v := a.value
 					req.GroupList = &v
 				default:
-					return errIllegalOpt('W')
+					name, _, _ := strings.Cut(a.name, ".")
+					switch {
+					case readOnlyJobAttrs[name]:
+						req.badW = model.Errorf(model.PBSEAttrRO, " %s", a.name)
+					case !settableJobAttrs[name]:
+						req.badW = model.Errorf(model.PBSENoAttr, " %s", a.name)
+					default:
+						return errIllegalOpt('W')
+					}
 				}
 			}
 		}

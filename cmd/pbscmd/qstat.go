@@ -180,6 +180,15 @@ func (r *qstatResult) each(ctx context.Context, env *Env, s *session, o qstatOpt
 	code := 0
 	for _, op := range operands {
 		id, err := model.ParseJobID(op)
+		if err != nil && isDestination(op) {
+			// A destination (queue, @server, queue@server): its jobs.
+			if c := r.destination(ctx, env, s, o, op); c < 0 {
+				return c
+			} else if c != 0 {
+				code = c
+			}
+			continue
+		}
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "qstat: illegally formed job identifier: %s\n", op)
 			code = 1
@@ -213,6 +222,58 @@ func (r *qstatResult) each(ctx context.Context, env *Env, s *session, o qstatOpt
 		}
 	}
 	return code
+}
+
+// isDestination reports whether op reads as queue, @server or
+// queue@server.
+func isDestination(op string) bool {
+	q, srv, hasAt := strings.Cut(op, "@")
+	if q == "" && (!hasAt || srv == "") {
+		return false
+	}
+	// As in OpenPBS, an operand starting with a digit is a job id.
+	if q != "" && q[0] >= '0' && q[0] <= '9' {
+		return false
+	}
+	ok := func(s string) bool {
+		for _, c := range s {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_-.", c)) {
+				return false
+			}
+		}
+		return true
+	}
+	return ok(q) && ok(srv) && (!hasAt || srv != "")
+}
+
+// destination adds the jobs of a queue (all jobs for "@server"); an
+// unknown queue is "Unknown queue" (170).
+func (r *qstatResult) destination(ctx context.Context, env *Env, s *session, o qstatOpts, dest string) int {
+	queue, _, _ := strings.Cut(dest, "@")
+	resp, err := s.client.Jobs(ctx, nil, o.history)
+	if err != nil {
+		return qstatError(env, err, "")
+	}
+	r.info = resp.Server
+	if queue != "" {
+		known := false
+		for _, q := range resp.Server.Queues {
+			known = known || q.Name == queue
+		}
+		if !known {
+			fmt.Fprintf(env.Stderr, "qstat: %s %s\n", model.Message(model.PBSEUnknownQueue), dest)
+			return model.Err(model.PBSEUnknownQueue).ExitCode()
+		}
+	}
+	var found []*model.Job
+	for _, j := range resp.Jobs {
+		if (queue == "" || j.Queue == queue) && (o.history || !j.IsFinished()) {
+			found = append(found, j)
+		}
+	}
+	sort.SliceStable(found, func(a, b int) bool { return model.LessJobID(found[a].ID, found[b].ID) })
+	r.jobs = append(r.jobs, found...)
+	return 0
 }
 
 // expandJobID completes a short id with the default server's name.

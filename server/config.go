@@ -238,6 +238,7 @@ func (c *Config) ServerConfig() model.ServerConfig {
 		MaxJobSequenceID:   c.MaxJobSequenceID,
 		Scheduling:         true,
 		NodeSortKeys:       c.NodeSortKey,
+		Sched:              model.SchedConfig{BackfillDepth: 1},
 		Comment:            c.Comment,
 	}
 }

@@ -24,6 +24,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST "+v+"/jobs/{id}/delete", s.wrap(s.handleDelete, false))
 	mux.Handle("GET "+v+"/nodes", s.wrap(s.handleNodes, false))
 	s.jobOpRoutes(mux)
+	s.manageRoutes(mux)
 	mux.Handle("GET "+v+"/server", s.wrap(s.handleServer, false))
 	mux.Handle("POST "+v+"/agent/register", s.wrap(s.handleRegister, true))
 	mux.Handle("POST "+v+"/agent/heartbeat", s.wrap(s.handleHeartbeat, true))

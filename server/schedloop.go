@@ -13,7 +13,8 @@ import (
 // schedulerLoop runs a cycle when something changed (coalesced, at most once
 // per scheduler_min_interval) and every scheduler_iteration regardless.
 func (s *Server) schedulerLoop(ctx context.Context) {
-	periodic := time.NewTicker(s.cfg.SchedulerIteration.Duration)
+	iteration := s.schedulerIteration()
+	periodic := time.NewTicker(iteration)
 	defer periodic.Stop()
 	var last time.Time
 	s.kick() // a new leader looks at the queue at once
@@ -24,7 +25,12 @@ func (s *Server) schedulerLoop(ctx context.Context) {
 		case <-s.trigger:
 		case <-periodic.C:
 		}
-		if wait := s.cfg.SchedulerMinInterval.Duration - time.Since(last); wait > 0 {
+		// qmgr may have changed scheduler_iteration.
+		if it := s.schedulerIteration(); it != iteration {
+			iteration = it
+			periodic.Reset(it)
+		}
+		if wait := s.schedMinInterval() - time.Since(last); wait > 0 {
 			select {
 			case <-ctx.Done():
 				return
@@ -66,28 +72,65 @@ func (s *Server) cycle() error {
 // stored (immutable) objects: no per-cycle copy of the state.
 func buildSnapshot(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	cfg := snap.Config()
-	keys, err := policy.ParseNodeSortKeys(cfg.NodeSortKeys)
-	if err != nil {
-		keys = policy.DefaultNodeSortKeys()
-	}
 	in := &scheduler.Snapshot{
 		Now:    now,
 		Epoch:  snap.Epoch(),
 		Defs:   cfg.Defs,
 		Vnodes: snap.Vnodes(),
 		Queues: map[string]scheduler.Queue{},
-		Config: scheduler.Config{NodeSortKeys: keys},
+		Config: schedConfig(&cfg),
 	}
 	for name, q := range cfg.Queues {
 		in.Queues[name] = scheduler.Queue{Name: name, Priority: q.Priority}
 	}
-	for _, j := range snap.JobsInState(model.StateQueued) {
-		if q, ok := cfg.Queues[j.Queue]; ok && q.Started {
-			in.Queued = append(in.Queued, j)
-		}
-	}
 	for _, st := range []string{model.StateRunning, model.StateSuspended, model.StateExiting} {
 		in.Running = append(in.Running, snap.JobsInState(st)...)
 	}
+	// max_run is applied here: a job over its limits is not a candidate.
+	// Candidates are admitted in job order (queue priority, job priority,
+	// submission) so the limit keeps the jobs the scheduler would pick.
+	allow := runAllowance(&cfg, in.Running)
+	order := policy.JobOrder{ByQueue: in.Config.ByQueue, QueuePriority: queuePriorities(cfg.Queues)}
+	for _, j := range order.SortJobs(snap.JobsInState(model.StateQueued)) {
+		if q, ok := cfg.Queues[j.Queue]; ok && q.Started && allow(j) {
+			in.Queued = append(in.Queued, j)
+		}
+	}
 	return in
+}
+
+// schedConfig maps the replicated sched attributes to the scheduler's
+// policy. Attributes the scheduler does not implement yet (job_sort_key,
+// strict_ordering, backfill_depth, provision_policy) are stored and listed
+// by qmgr; they are mapped here when scheduler.Config gains them.
+func schedConfig(cfg *model.ServerConfig) scheduler.Config {
+	keys, err := policy.ParseNodeSortKeys(cfg.NodeSortKeys)
+	if err != nil {
+		keys = policy.DefaultNodeSortKeys()
+	}
+	return scheduler.Config{NodeSortKeys: keys, ByQueue: cfg.Sched.ByQueue}
+}
+
+func queuePriorities(qs map[string]model.QueueConfig) map[string]int {
+	out := make(map[string]int, len(qs))
+	for name, q := range qs {
+		out[name] = q.Priority
+	}
+	return out
+}
+
+// schedulerIteration is the replicated scheduler_iteration, or the file's.
+func (s *Server) schedulerIteration() time.Duration {
+	if secs := s.state().Config().SchedulerIteration; secs > 0 {
+		return time.Duration(secs) * time.Second
+	}
+	return s.cfg.SchedulerIteration.Duration
+}
+
+// schedMinInterval is the replicated sched_min_interval, or the file's.
+func (s *Server) schedMinInterval() time.Duration {
+	if ms := s.state().Config().Sched.MinIntervalMs; ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return s.cfg.SchedulerMinInterval.Duration
 }

@@ -110,6 +110,9 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, id *Identi
 	if err := admit(job, id, &cfg, snap); err != nil {
 		return nil, err
 	}
+	if err := s.queuejobHooks(r.Context(), job, id, &cfg); err != nil {
+		return nil, err
+	}
 	resp, err := s.apply(&raftstore.SubmitJob{Job: job, Now: s.now().Unix()})
 	if err != nil {
 		return nil, err

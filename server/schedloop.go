@@ -64,6 +64,7 @@ func (s *Server) cycle() error {
 	for _, c := range plan.Comments {
 		cmd.Comments = append(cmd.Comments, raftstore.JobComment{JobID: c.JobID, Comment: c.Comment, NeverRun: c.NeverRun})
 	}
+	s.runjobHooks(&cfg, snap, cmd)
 	_, err := s.apply(cmd)
 	return err
 }

@@ -164,6 +164,10 @@ func applyHook(c *model.ServerConfig, req *Request) error {
 			return hookErr("%s: invalid hook name", req.Name)
 		}
 		h = hooks.Defaults(req.Name)
+		def := hooks.Defaults(req.Name)
+		if err := eachAttr(req, func(a Attr) error { return setHookAttr(&h, def, a) }); err != nil {
+			return err
+		}
 	case Delete:
 		if !exists {
 			return hookErr("%s does not exist!", req.Name)

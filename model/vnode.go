@@ -107,6 +107,12 @@ type Vnode struct {
 
 	LastStateChange int64 `json:"last_state_change_time,omitempty"`
 	LastUsed        int64 `json:"last_used_time,omitempty"`
+
+	// Admin holds the attributes a manager set with qmgr
+	// ("resources_available.X", "sort_priority", "provision_enable",
+	// "current_aoe", "comment"). They win over what the agent reports and
+	// survive its re-registration.
+	Admin map[string]string `json:"admin,omitempty"`
 }
 
 // Copy returns a copy whose maps may be changed without touching v.
@@ -115,6 +121,7 @@ func (v *Vnode) Copy() *Vnode {
 	c.Available = copyStringMap(v.Available)
 	c.Capacity = copyFloatMap(v.Capacity)
 	c.Assigned = copyFloatMap(v.Assigned)
+	c.Admin = copyStringMap(v.Admin)
 	if v.Jobs != nil {
 		c.Jobs = make(map[string]int, len(v.Jobs))
 		for k, n := range v.Jobs {
@@ -195,3 +202,25 @@ func lessJobID(a, b string) bool {
 
 // LessJobID orders job ids by sequence number (submission order).
 func LessJobID(a, b string) bool { return lessJobID(a, b) }
+
+// ApplyAdmin lays the manager-set attributes over the agent-reported ones.
+// Values were validated when they were set.
+func (v *Vnode) ApplyAdmin() {
+	for k, val := range v.Admin {
+		switch {
+		case strings.HasPrefix(k, "resources_available."):
+			if v.Available == nil {
+				v.Available = map[string]string{}
+			}
+			v.Available[strings.TrimPrefix(k, "resources_available.")] = val
+		case k == "sort_priority":
+			v.Priority, _ = strconv.Atoi(val)
+		case k == "provision_enable":
+			v.ProvisionEnable, _ = ParseBool(val)
+		case k == "current_aoe":
+			v.CurrentAOE = val
+		case k == "comment":
+			v.Comment = val
+		}
+	}
+}

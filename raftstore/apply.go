@@ -57,6 +57,8 @@ func (w *writer) apply(cmd Command) any {
 		return w.releaseWaiting(c)
 	case *MarkVnodes:
 		return w.markVnodes(c)
+	case *Manage:
+		return w.manage(c)
 	}
 	return fmt.Errorf("no handler for %s", cmd.Type())
 }

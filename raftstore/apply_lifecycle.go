@@ -23,6 +23,10 @@ func (w *writer) register(c *RegisterHost) any {
 		v := in.Copy()
 		v.Host, v.Mom = c.Host, c.Host
 		v.BootID, v.Version, v.Pcpus = c.BootID, c.Version, c.Pcpus
+		if old != nil {
+			v.Admin = old.Copy().Admin
+			v.ApplyAdmin()
+		}
 		v.DeriveCapacity(defs)
 		if old != nil {
 			// What the server tracks survives re-registration: the jobs on
@@ -30,7 +34,7 @@ func (w *writer) register(c *RegisterHost) any {
 			v.Assigned, v.Jobs, v.ExclusiveJob = old.Copy().Assigned, old.Copy().Jobs, old.ExclusiveJob
 			v.State = old.State &^ (model.NodeDown | model.NodeStateUnknown)
 			v.LastStateChange, v.LastUsed = old.LastStateChange, old.LastUsed
-			if old.State&model.NodeOffline != 0 {
+			if old.State&model.NodeOffline != 0 || v.Admin["comment"] != "" {
 				v.Comment = old.Comment
 			}
 			if v.State != old.State || !sameStrings(v.Available, old.Available) {

@@ -31,6 +31,7 @@ const (
 	RunJobNowType
 	ReleaseWaitingType
 	MarkVnodesType
+	ManageType
 )
 
 func (t MessageType) String() string {
@@ -71,6 +72,8 @@ func (t MessageType) String() string {
 		return "ReleaseWaiting"
 	case MarkVnodesType:
 		return "MarkVnodes"
+	case ManageType:
+		return "Manage"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -252,6 +255,8 @@ func decode(data []byte) (Command, error) {
 		c = &ReleaseWaiting{}
 	case MarkVnodesType:
 		c = &MarkVnodes{}
+	case ManageType:
+		c = &Manage{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

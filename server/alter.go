@@ -71,6 +71,9 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 		}
 		cmd.Resources = res
 	}
+	if err := s.jobHooks(r.Context(), "modifyjob", j, id, cfg); err != nil {
+		return nil, err
+	}
 	_, err = s.apply(cmd)
 	return nil, err
 }

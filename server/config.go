@@ -252,15 +252,16 @@ func (c *Config) ServerConfig() model.ServerConfig {
 		MaxJobSequenceID:   c.MaxJobSequenceID,
 		Scheduling:         true,
 		NodeSortKeys:       c.NodeSortKey,
-		Comment:            c.Comment,
-
-		ByQueue:                 c.ByQueue,
-		RoundRobin:              c.RoundRobin,
-		JobSortKeys:             c.JobSortKey,
-		JobSortFormula:          c.JobSortFormula,
-		JobSortFormulaThreshold: c.JobSortFormulaThreshold,
-		StrictOrdering:          c.StrictOrdering,
-		BackfillDepth:           c.BackfillDepth,
+		Sched: model.SchedConfig{
+			ByQueue:                 c.ByQueue,
+			RoundRobin:              c.RoundRobin,
+			JobSortKeys:             c.JobSortKey,
+			JobSortFormula:          c.JobSortFormula,
+			JobSortFormulaThreshold: c.JobSortFormulaThreshold,
+			StrictOrdering:          c.StrictOrdering,
+			BackfillDepth:           int64(c.BackfillDepth),
+		},
+		Comment: c.Comment,
 	}
 }
 

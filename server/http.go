@@ -24,6 +24,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST "+v+"/jobs/{id}/delete", s.wrap(s.handleDelete, false))
 	mux.Handle("GET "+v+"/nodes", s.wrap(s.handleNodes, false))
 	s.jobOpRoutes(mux)
+	s.manageRoutes(mux)
 	mux.Handle("GET "+v+"/server", s.wrap(s.handleServer, false))
 	mux.Handle("POST "+v+"/agent/register", s.wrap(s.handleRegister, true))
 	mux.Handle("POST "+v+"/agent/heartbeat", s.wrap(s.handleHeartbeat, true))
@@ -104,6 +105,12 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, id *Identi
 	cfg := snap.Config()
 	job, err := buildJob(&req, id, &cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := admit(job, id, &cfg, snap); err != nil {
+		return nil, err
+	}
+	if err := s.queuejobHooks(r.Context(), job, id, &cfg); err != nil {
 		return nil, err
 	}
 	resp, err := s.apply(&raftstore.SubmitJob{Job: job, Now: s.now().Unix()})

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"reflect"
 	"sync"
 	"time"
 
@@ -39,7 +38,7 @@ func (s *Server) watchLeadership(ctx context.Context) {
 			stop = func() { cancel(); wg.Wait(); stop = func() {} }
 			s.resetHeartbeats()
 			s.syncConfig()
-			for _, loop := range []func(context.Context){s.schedulerLoop, s.janitorLoop, s.historyLoop, s.execTimeLoop} {
+			for _, loop := range []func(context.Context){s.schedulerLoop, s.janitorLoop, s.historyLoop, s.execTimeLoop, s.periodicLoop} {
 				wg.Add(1)
 				go func(f func(context.Context)) { defer wg.Done(); f(lctx) }(loop)
 			}
@@ -47,16 +46,14 @@ func (s *Server) watchLeadership(ctx context.Context) {
 	}
 }
 
-// syncConfig commits the configuration file's server attributes when they
-// differ from the replicated ones (the file is authoritative until qmgr
-// takes over configuration).
+// syncConfig seeds the replicated configuration from the TOML file when
+// the cluster has never been configured. Afterwards qmgr owns it: a later
+// edit of the file's server attributes has no effect (docs/configuration.md).
 func (s *Server) syncConfig() {
-	want := s.cfg.ServerConfig()
-	have := s.state().Config()
-	if reflect.DeepEqual(want, have) {
+	if s.state().Configured() {
 		return
 	}
-	if _, err := s.apply(&raftstore.SetServerConfig{Config: want, Now: s.now().Unix()}); err != nil {
+	if _, err := s.apply(&raftstore.SetServerConfig{Config: s.cfg.ServerConfig(), Now: s.now().Unix()}); err != nil {
 		s.logger.Printf("commit server configuration: %v", err)
 	}
 }

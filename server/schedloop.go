@@ -13,7 +13,8 @@ import (
 // schedulerLoop runs a cycle when something changed (coalesced, at most once
 // per scheduler_min_interval) and every scheduler_iteration regardless.
 func (s *Server) schedulerLoop(ctx context.Context) {
-	periodic := time.NewTicker(s.cfg.SchedulerIteration.Duration)
+	iteration := s.schedulerIteration()
+	periodic := time.NewTicker(iteration)
 	defer periodic.Stop()
 	var last time.Time
 	s.kick() // a new leader looks at the queue at once
@@ -24,7 +25,12 @@ func (s *Server) schedulerLoop(ctx context.Context) {
 		case <-s.trigger:
 		case <-periodic.C:
 		}
-		if wait := s.cfg.SchedulerMinInterval.Duration - time.Since(last); wait > 0 {
+		// qmgr may have changed scheduler_iteration.
+		if it := s.schedulerIteration(); it != iteration {
+			iteration = it
+			periodic.Reset(it)
+		}
+		if wait := s.schedMinInterval() - time.Since(last); wait > 0 {
 			select {
 			case <-ctx.Done():
 				return
@@ -64,6 +70,7 @@ func (s *Server) cycle() error {
 			s.logger.Printf("%s;%s", e.JobID, e.Note())
 		}
 	}
+	s.runjobHooks(&cfg, snap, cmd)
 	_, err := s.apply(cmd)
 	return err
 }
@@ -72,54 +79,87 @@ func (s *Server) cycle() error {
 // stored (immutable) objects: no per-cycle copy of the state.
 func buildSnapshot(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	cfg := snap.Config()
-	keys, err := policy.ParseNodeSortKeys(cfg.NodeSortKeys)
-	if err != nil {
-		keys = policy.DefaultNodeSortKeys()
-	}
 	in := &scheduler.Snapshot{
 		Now:    now,
 		Epoch:  snap.Epoch(),
 		Defs:   cfg.Defs,
 		Vnodes: snap.Vnodes(),
 		Queues: map[string]scheduler.Queue{},
-		Config: scheduler.Config{NodeSortKeys: keys},
+		Config: schedConfig(&cfg),
 	}
-	schedPolicy(&in.Config, &cfg)
 	for name, q := range cfg.Queues {
 		in.Queues[name] = scheduler.Queue{Name: name, Priority: q.Priority, BackfillDepth: q.BackfillDepth}
-	}
-	for _, j := range snap.JobsInState(model.StateQueued) {
-		if q, ok := cfg.Queues[j.Queue]; ok && q.Started {
-			in.Queued = append(in.Queued, j)
-		}
 	}
 	for _, st := range []string{model.StateRunning, model.StateSuspended, model.StateExiting} {
 		in.Running = append(in.Running, snap.JobsInState(st)...)
 	}
+	// max_run is applied here: a job over its limits is not a candidate.
+	// Candidates are admitted in job order (queue priority, job priority,
+	// submission) so the limit keeps the jobs the scheduler would pick.
+	allow := runAllowance(&cfg, in.Running)
+	order := policy.JobOrder{ByQueue: in.Config.ByQueue, QueuePriority: queuePriorities(cfg.Queues)}
+	for _, j := range order.SortJobs(snap.JobsInState(model.StateQueued)) {
+		if q, ok := cfg.Queues[j.Queue]; ok && q.Started && allow(j) {
+			in.Queued = append(in.Queued, j)
+		}
+	}
 	return in
 }
 
-// schedPolicy copies the job-order and strict-ordering attributes into the
-// scheduler's Config. Bad keys were rejected when the configuration was
-// loaded; should one get here anyway it is left out rather than failing
-// every cycle. The default walltime is resources_default.walltime.
-func schedPolicy(out *scheduler.Config, cfg *model.ServerConfig) {
-	out.ByQueue = cfg.ByQueue
-	out.RoundRobin = cfg.RoundRobin
-	if keys, err := policy.ParseJobSortKeys(cfg.JobSortKeys, cfg.Defs); err == nil {
-		out.JobSortKeys = keys
+// schedConfig maps the replicated sched object (and node_sort_key) to the
+// scheduler's policy. Bad keys were rejected when they were set; should one
+// get here anyway it is left out rather than failing every cycle. The
+// default walltime is resources_default.walltime.
+func schedConfig(cfg *model.ServerConfig) scheduler.Config {
+	keys, err := policy.ParseNodeSortKeys(cfg.NodeSortKeys)
+	if err != nil {
+		keys = policy.DefaultNodeSortKeys()
 	}
-	if cfg.JobSortFormula != "" {
-		if f, err := policy.ParseFormula(cfg.JobSortFormula); err == nil {
+	sc := cfg.Sched
+	out := scheduler.Config{
+		NodeSortKeys:   keys,
+		ByQueue:        sc.ByQueue,
+		RoundRobin:     sc.RoundRobin,
+		StrictOrdering: sc.StrictOrdering,
+		BackfillDepth:  int(sc.BackfillDepth),
+	}
+	if jk, err := policy.ParseJobSortKeys(sc.JobSortKeys, cfg.Defs); err == nil {
+		out.JobSortKeys = jk
+	}
+	if sc.JobSortFormula != "" {
+		if f, err := policy.ParseFormula(sc.JobSortFormula); err == nil {
 			out.JobSortFormula = f
-			out.FormulaThreshold = cfg.JobSortFormulaThreshold
+			out.FormulaThreshold = sc.JobSortFormulaThreshold
 		}
 	}
-	out.StrictOrdering = cfg.StrictOrdering
-	out.BackfillDepth = cfg.BackfillDepth
 	if w, ok := cfg.ResourcesDefault["walltime"]; ok {
 		if secs, err := model.ParseDuration(w); err == nil {
 			out.DefaultWalltime = secs
 		}
 	}
+	return out
+}
+
+func queuePriorities(qs map[string]model.QueueConfig) map[string]int {
+	out := make(map[string]int, len(qs))
+	for name, q := range qs {
+		out[name] = q.Priority
+	}
+	return out
+}
+
+// schedulerIteration is the replicated scheduler_iteration, or the file's.
+func (s *Server) schedulerIteration() time.Duration {
+	if secs := s.state().Config().SchedulerIteration; secs > 0 {
+		return time.Duration(secs) * time.Second
+	}
+	return s.cfg.SchedulerIteration.Duration
+}
+
+// schedMinInterval is the replicated sched_min_interval, or the file's.
+func (s *Server) schedMinInterval() time.Duration {
+	if ms := s.state().Config().Sched.MinIntervalMs; ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return s.cfg.SchedulerMinInterval.Duration
 }

@@ -18,8 +18,8 @@ var jobNameRE = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,230}$`)
 // applied, select/place normalized, Resource_List totals derived. The FSM
 // assigns the id and the default output paths.
 func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*model.Job, error) {
-	if id.UID == 0 && !cfg.AllowRoot {
-		return nil, model.Errorf(model.PBSEPerm, "(root may not submit jobs; set allow_root_jobs)")
+	if id.UID == 0 && !cfg.RootMaySubmit() {
+		return nil, model.Errorf(model.PBSEPerm, "(root may not submit jobs; set acl_roots or allow_root_jobs)")
 	}
 	if req.Script == "" && len(req.Argv) == 0 {
 		return nil, &model.PBSError{Code: model.PBSEInvalidRequest, Msg: "Invalid request: the job has no script and no command"}
@@ -53,7 +53,7 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 			return nil, model.Errorf(model.PBSEBadAttrVal, " %s", pair.attr)
 		}
 	}
-	list, sel, place, err := resolveResources(req.Resources, cfg)
+	list, sel, place, err := resolveResources(req.Resources, withQueueDefaults(cfg, q))
 	if err != nil {
 		return nil, err
 	}
@@ -232,4 +232,21 @@ func orDefault(v, d string) string {
 		return d
 	}
 	return v
+}
+
+// withQueueDefaults returns cfg with the queue's default_chunk entries laid
+// over the server's (queue defaults win, as in PBS).
+func withQueueDefaults(cfg *model.ServerConfig, q model.QueueConfig) *model.ServerConfig {
+	if len(q.DefaultChunk) == 0 {
+		return cfg
+	}
+	c := *cfg
+	c.DefaultChunk = map[string]string{}
+	for k, v := range cfg.DefaultChunk {
+		c.DefaultChunk[k] = v
+	}
+	for k, v := range q.DefaultChunk {
+		c.DefaultChunk[k] = v
+	}
+	return &c
 }

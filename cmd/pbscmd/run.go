@@ -31,6 +31,7 @@ func Commands() []*cli.Command {
 		command("qrerun", "requeue running batch jobs", Qrerun),
 		command("qrun", "run batch jobs now", Qrun),
 		command("tracejob", "show the life of a batch job", Tracejob),
+		command("qmgr", "administer the server's configuration", Qmgr),
 	}
 }
 

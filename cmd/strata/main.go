@@ -49,7 +49,7 @@ func allCommands() []*cli.Command {
 	cmds = append(cmds, serverCommand(), momCommand(), shepherdCommand(), clustercmd.Command(), benchcmd.Command(), simcmd.Command())
 	cmds = append(cmds, pbscmd.Commands()...)
 	cmds = append(cmds, pbscmd.Later(
-		"qmgr", "pbs_rsub", "pbs_rstat", "pbs_rdel",
+		"pbs_rsub", "pbs_rstat", "pbs_rdel",
 	)...)
 	return cmds
 }

@@ -1,0 +1,221 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// MaxOutput bounds what is kept of a hook's stdout and stderr each.
+const MaxOutput = 64 << 10
+
+// Event is what a hook receives as JSON on stdin.
+type Event struct {
+	Type      string `json:"type"`
+	Hook      string `json:"hook"`
+	Requestor string `json:"requestor,omitempty"`
+	// Job is the job the event is about, with its attributes.
+	Job    *model.Job `json:"job,omitempty"`
+	Vnodes []string   `json:"vnode_list,omitempty"`
+	// Vnode and AOE are set for provision events.
+	Vnode string `json:"vnode,omitempty"`
+	AOE   string `json:"aoe,omitempty"`
+	// Config is the hook's configuration file (application/x-config).
+	Config string `json:"config,omitempty"`
+}
+
+// Reply is the optional JSON a hook writes on stdout.
+type Reply struct {
+	// Accept overrides the exit status when present.
+	Accept *bool `json:"accept,omitempty"`
+	// RejectMessage is shown to the requestor when the hook rejects.
+	RejectMessage string `json:"reject_message,omitempty"`
+	// Job holds attribute changes: "Resource_List.walltime", "Job_Name",
+	// "Priority", "comment", "Account_Name", "project".
+	Job map[string]string `json:"job,omitempty"`
+}
+
+// Outcome is how one hook run ended.
+type Outcome struct {
+	Hook    string
+	Accept  bool
+	Message string // reject message (from the hook or describing a failure)
+	Changes map[string]string
+	// Failed means the hook did not run to a proper answer (could not start,
+	// alarm, malformed output): fail_action applies.
+	Failed bool
+	Exit   int
+	Stderr string
+}
+
+// Runner executes hooks. Dir holds the script files it writes.
+type Runner struct {
+	Dir string
+	// Python is the interpreter of application/x-python hooks.
+	Python string
+}
+
+// Credential is who a hook runs as; nil keeps the caller's identity.
+type Credential struct {
+	UID, GID uint32
+}
+
+// Run executes h for ev. The script gets the event as JSON on stdin and the
+// simple fields as STRATA_HOOK_* variables; it runs in its own process
+// group, which is killed when the alarm expires.
+func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credential) Outcome {
+	out := Outcome{Hook: h.Name}
+	fail := func(format string, args ...any) Outcome {
+		out.Accept, out.Failed = false, true
+		out.Message = fmt.Sprintf(format, args...)
+		return out
+	}
+	path, err := r.writeScript(h)
+	if err != nil {
+		return fail("hook '%s': cannot prepare script: %v", h.Name, err)
+	}
+	defer os.Remove(path)
+	ev.Hook = h.Name
+	ev.Config = h.Config
+	input, err := json.Marshal(ev)
+	if err != nil {
+		return fail("hook '%s': cannot encode event: %v", h.Name, err)
+	}
+	alarm := time.Duration(h.Alarm) * time.Second
+	if alarm <= 0 {
+		alarm = 30 * time.Second
+	}
+	var cmd *exec.Cmd
+	if h.ContentType == ContentPython {
+		py := r.Python
+		if py == "" {
+			py = "python3"
+		}
+		cmd = exec.Command(py, path)
+	} else {
+		cmd = exec.Command(path)
+	}
+	cmd.Dir = r.Dir
+	cmd.Stdin = bytes.NewReader(input)
+	stdout, stderr := &boundedBuffer{max: MaxOutput}, &boundedBuffer{max: MaxOutput}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Env = append(os.Environ(), hookEnv(ev)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cred != nil && os.Geteuid() == 0 {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: cred.UID, Gid: cred.GID}
+	}
+	if err := cmd.Start(); err != nil {
+		return fail("hook '%s': cannot run: %v", h.Name, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(alarm)
+	defer timer.Stop()
+	var werr error
+	select {
+	case werr = <-done:
+	case <-timer.C:
+		// The whole group: a hook's children must not outlive it.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		return fail("alarm call while running %s hook '%s', request rejected", ev.Type, h.Name)
+	case <-ctx.Done():
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		return fail("hook '%s' interrupted: %v", h.Name, ctx.Err())
+	}
+	out.Stderr = stderr.String()
+	out.Exit = 0
+	if werr != nil {
+		if ee, ok := werr.(*exec.ExitError); ok {
+			out.Exit = ee.ExitCode()
+		} else {
+			return fail("hook '%s': %v", h.Name, werr)
+		}
+	}
+	out.Accept = out.Exit == 0
+	if stdout.truncated {
+		return fail("hook '%s' rejected the request: malformed output (more than %d bytes)", h.Name, MaxOutput)
+	}
+	if text := strings.TrimSpace(stdout.String()); text != "" {
+		var rep Reply
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rep); err != nil {
+			return fail("hook '%s' rejected the request: malformed output: %v", h.Name, err)
+		}
+		if rep.Accept != nil {
+			out.Accept = *rep.Accept
+		}
+		out.Message = rep.RejectMessage
+		out.Changes = rep.Job
+	}
+	if !out.Accept && out.Message == "" {
+		out.Message = fmt.Sprintf("%s hook '%s' rejected the request", ev.Type, h.Name)
+	}
+	return out
+}
+
+func hookEnv(ev Event) []string {
+	env := []string{"STRATA_HOOK_EVENT=" + ev.Type, "STRATA_HOOK_NAME=" + ev.Hook, "STRATA_HOOK_REQUESTOR=" + ev.Requestor}
+	if ev.Job != nil {
+		env = append(env, "STRATA_HOOK_JOBID="+ev.Job.ID, "STRATA_HOOK_JOBOWNER="+ev.Job.User, "STRATA_HOOK_QUEUE="+ev.Job.Queue)
+	}
+	if ev.Type == "provision" {
+		env = append(env, "STRATA_HOOK_VNODE="+ev.Vnode, "STRATA_HOOK_AOE="+ev.AOE)
+	}
+	return env
+}
+
+// writeScript writes the hook's script to a private file (readable by a
+// hook user other than root, so the directory and file are 0755).
+func (r *Runner) writeScript(h *model.Hook) (string, error) {
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(r.Dir, "hook-"+h.Name+"-*")
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.WriteString(h.Script); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	return f.Name(), os.Chmod(f.Name(), 0o755)
+}
+
+// boundedBuffer keeps the first max bytes and notes that more came.
+type boundedBuffer struct {
+	buf       bytes.Buffer
+	max       int
+	truncated bool
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.buf.Len(); room < len(p) {
+		b.truncated = true
+		if room > 0 {
+			b.buf.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return b.buf.Write(p)
+}
+
+func (b *boundedBuffer) String() string { return b.buf.String() }
+
+// ScriptDir is a helper for callers: the default place for hook scripts
+// under a data directory.
+func ScriptDir(dataDir string) string { return filepath.Join(dataDir, "hooks") }

@@ -1,0 +1,9 @@
+package api
+
+import "github.com/strata-hpc/strata/manager"
+
+// DescribeResponse answers GET /v1/manage (qmgr list, print, export).
+type DescribeResponse struct {
+	Server  string           `json:"server"`
+	Objects []manager.Object `json:"objects"`
+}

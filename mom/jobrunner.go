@@ -26,6 +26,9 @@ type jobRunner struct {
 	asRoot bool
 	id     identity
 	tmpdir string
+
+	clock *runClock   // walltime, suspended time excluded
+	meter *usageMeter // sampled usage of the job's session
 }
 
 // run sets the job up, runs it to completion and delivers its output.
@@ -58,6 +61,8 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	}
 	r.logger.Printf("job %s started as pid %d", j.ID, pid)
 
+	r.clock = &runClock{start: start}
+	r.meter = &usageMeter{sid: pid, ncpus: allocatedNcpus(j)}
 	walltimeExceeded, killed := r.wait(cmd, pid, sigs)
 	end := time.Now()
 	// Leftover background processes of the job die with it, as under PBS.
@@ -77,7 +82,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	if killed {
 		r.logger.Printf("job %s was killed on request", j.ID)
 	}
-	res.Used = r.usage(cmd.ProcessState, end.Sub(start))
+	res.Used = r.usage(cmd.ProcessState, r.clock.elapsed(end))
 	if note := r.deliverOutputs(); note != "" {
 		res.Comment = joinComment(res.Comment, note)
 	}
@@ -214,44 +219,107 @@ func (r *jobRunner) openSpoolOutput() (stdout, stderr *os.File, err error) {
 	return stdout, stderr, nil
 }
 
-// wait waits for the job, enforcing walltime and honouring kill requests
-// (SIGTERM to the shepherd). Both send SIGTERM to the job's process group
-// and SIGKILL after the kill delay.
+// wait waits for the job, enforcing walltime (suspended time excluded),
+// delivering signal requests and sampling usage. Kill requests (SIGTERM to
+// the shepherd) and walltime both send SIGTERM to the job's process group
+// and SIGKILL after the kill delay. sigs also carries pokeSignal, the
+// agent's note that signals.json has new requests.
 func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltimeExceeded, killed bool) {
 	done := make(chan struct{})
 	go func() {
 		_ = cmd.Wait()
 		close(done)
 	}()
-	var walltime <-chan time.Time
+	clock := r.clock
+	var limit time.Duration
 	if wt, ok := r.job.ResourceList["walltime"]; ok {
 		if secs, err := model.ParseDuration(wt); err == nil && secs > 0 {
-			t := time.NewTimer(time.Duration(secs) * time.Second)
-			defer t.Stop()
-			walltime = t.C
+			limit = time.Duration(secs) * time.Second
 		}
 	}
-	var hardKill <-chan time.Time
-	terminate := func(why string) {
-		if hardKill != nil {
-			return // already terminating
+	// The walltime timer runs only while the job is not suspended; it is
+	// re-armed with what is left of the limit on every resume.
+	var wtTimer *time.Timer
+	var walltime <-chan time.Time
+	arm := func(now time.Time) {
+		if wtTimer != nil {
+			wtTimer.Stop()
+			wtTimer, walltime = nil, nil
 		}
+		if limit == 0 || walltimeExceeded || clock.suspended {
+			return
+		}
+		wtTimer = time.NewTimer(max(limit-clock.elapsed(now), 0))
+		walltime = wtTimer.C
+	}
+	arm(time.Now())
+	defer func() {
+		if wtTimer != nil {
+			wtTimer.Stop()
+		}
+	}()
+
+	var hardKill <-chan time.Time
+	terminating := false
+	terminate := func(why string) {
+		if terminating {
+			return
+		}
+		terminating = true
 		r.logger.Printf("job %s: %s; SIGTERM to process group %d", r.job.ID, why, pid)
 		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		if clock.suspended {
+			// Stopped processes act on SIGTERM only once continued.
+			_ = syscall.Kill(-pid, syscall.SIGCONT)
+			clock.resume(time.Now())
+		}
 		t := time.NewTimer(r.killDelay)
 		hardKill = t.C
 	}
+
+	sd := &signalDeliverer{dir: r.dir, pgid: pid, clock: clock, done: readSignalsDone(r.dir), logf: r.logger.Printf, kill: syscall.Kill}
+	checkSignals := func() {
+		if terminating {
+			return // the job is being killed: a suspend would only delay that
+		}
+		if sd.deliverPending(time.Now()) {
+			arm(time.Now())
+		}
+	}
+	checkSignals() // requests made before the job started
+	poll := time.NewTicker(signalPollInterval)
+	defer poll.Stop()
+
+	interval := time.Duration(r.params.UsageIntervalMs) * time.Millisecond
+	if interval <= 0 {
+		interval = defaultUsageInterval
+	}
+	usageTimer := time.NewTimer(min(interval, time.Second))
+	defer usageTimer.Stop()
+
 	for {
 		select {
 		case <-done:
 			return walltimeExceeded, killed
 		case <-walltime:
-			walltime = nil
+			walltime, wtTimer = nil, nil
 			walltimeExceeded = true
 			terminate("walltime exceeded")
-		case <-sigs:
+		case s := <-sigs:
+			if s == pokeSignal {
+				checkSignals()
+				continue
+			}
 			killed = true
 			terminate("kill requested")
+		case <-poll.C:
+			checkSignals()
+		case <-usageTimer.C:
+			r.meter.sample()
+			if err := writeJSONAtomic(filepath.Join(r.dir, fileUsage), r.meter.used(clock.elapsed(time.Now())), 0o644); err != nil {
+				r.logger.Printf("record usage: %v", err)
+			}
+			usageTimer.Reset(interval)
 		case <-hardKill:
 			r.logger.Printf("job %s: still alive after %s; SIGKILL", r.job.ID, r.killDelay)
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
@@ -260,15 +328,20 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 	}
 }
 
-// usage builds resources_used from the job's rusage.
+// usage builds the final resources_used from the job's rusage and the
+// samples taken while it ran (which also saw processes the job did not
+// wait for); wall excludes suspended time.
 func (r *jobRunner) usage(ps *os.ProcessState, wall time.Duration) map[string]string {
-	used := map[string]string{
-		"walltime": model.FormatDuration(int64(wall.Round(time.Second) / time.Second)),
-		"cput":     model.FormatDuration(int64((ps.UserTime() + ps.SystemTime()).Round(time.Second) / time.Second)),
-		"ncpus":    allocatedNcpus(r.job),
+	m := r.meter
+	if ticks := uint64((ps.UserTime() + ps.SystemTime()) / (time.Second / clockTicks)); ticks > m.cpuTicks {
+		m.cpuTicks = ticks
 	}
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		used["mem"] = strconv.FormatInt(ru.Maxrss, 10) + "kb" // Linux reports kilobytes
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 0 && uint64(ru.Maxrss) > m.maxRSSKB {
+		m.maxRSSKB = uint64(ru.Maxrss) // Linux reports kilobytes
+	}
+	used := m.used(wall)
+	if m.maxVmemKB == 0 {
+		delete(used, "vmem") // never sampled: unknown rather than zero
 	}
 	return used
 }

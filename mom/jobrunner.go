@@ -191,28 +191,30 @@ func (r *jobRunner) writeUserFile(path string, data []byte, perm os.FileMode) er
 	return os.Chmod(path, perm)
 }
 
-// openSpoolOutput opens the spool files for stdout and stderr, honouring
-// Join_Path: "oe" sends stderr into the stdout file, "eo" the reverse.
+// openSpoolOutput opens the files for stdout and stderr, honouring
+// Join_Path ("oe" sends stderr into the stdout file, "eo" the reverse) and
+// Keep_Files (kept and direct streams are opened at their final path, the
+// others in the spool).
 func (r *jobRunner) openSpoolOutput() (stdout, stderr *os.File, err error) {
-	open := func(name string) (*os.File, error) {
-		f, err := os.OpenFile(filepath.Join(r.dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	open := func(t outputTarget) (*os.File, error) {
+		if t.direct {
+			return r.openDirect(t)
+		}
+		f, err := os.OpenFile(filepath.Join(r.dir, t.spool), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
 		if err != nil {
-			return nil, fmt.Errorf("open spool %s: %w", name, err)
+			return nil, fmt.Errorf("open spool %s: %w", t.spool, err)
 		}
 		return f, nil
 	}
-	switch r.job.Join {
-	case "oe":
-		stdout, err = open(fileStdout)
-		return stdout, stdout, err
-	case "eo":
-		stderr, err = open(fileStderr)
-		return stderr, stderr, err
+	targets := r.outputTargets()
+	if len(targets) == 1 {
+		f, err := open(targets[0])
+		return f, f, err
 	}
-	if stdout, err = open(fileStdout); err != nil {
+	if stdout, err = open(targets[0]); err != nil {
 		return nil, nil, err
 	}
-	if stderr, err = open(fileStderr); err != nil {
+	if stderr, err = open(targets[1]); err != nil {
 		stdout.Close()
 		return nil, nil, err
 	}

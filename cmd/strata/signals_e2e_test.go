@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -41,6 +42,24 @@ func readPid(t *testing.T, path string) int {
 	return pid
 }
 
+// restartTolerant is c.restart, retried: on a heavily loaded host
+// `cluster start` has been seen to report a freshly started agent as
+// "exited during start" although it runs; starting again is harmless (it
+// only starts processes that are not running).
+func restartTolerant(c *cluster) {
+	c.t.Helper()
+	var out []byte
+	var err error
+	for i := 0; i < 3; i++ {
+		out, err = exec.Command(filepath.Join(binDir, "strata"), "cluster", "start", "--dir", c.dir).CombinedOutput()
+		if err == nil {
+			return
+		}
+		time.Sleep(time.Second)
+	}
+	c.t.Fatalf("cluster restart: %v\n%s", err, out)
+}
+
 func resourcesUsed(j map[string]any, name string) string {
 	if m, ok := j["resources_used"].(map[string]any); ok {
 		return str(m[name])
@@ -64,7 +83,7 @@ echo $! > %s
 echo $$ > %s
 while :; do sleep 0.1; done
 `, usr1File, childFile, pidFile), "-N", "sigs")
-	waitFor(t, 30*time.Second, "the job to run", func() bool { return str(c.job(id)["substate"]) == "42" })
+	waitFor(t, 90*time.Second, "the job to run", func() bool { return str(c.job(id)["substate"]) == "42" })
 	pid := readPid(t, pidFile)
 	child := readPid(t, childFile)
 	if sess := str(c.job(id)["session_id"]); sess != strconv.Itoa(pid) {
@@ -113,7 +132,7 @@ while :; do sleep 0.1; done
 
 	// A restarted agent writes the requests again; none is delivered twice.
 	c.kill9("node1")
-	c.restart()
+	restartTolerant(c)
 	time.Sleep(4 * time.Second)
 	if b, _ := os.ReadFile(usr1File); string(b) != "usr1\n" {
 		t.Errorf("USR1 delivered again after the agent restart: %q", b)
@@ -142,7 +161,7 @@ while :; do sleep 0.1; done
 func TestSuspendedTimeIsNotWalltime(t *testing.T) {
 	c := startCluster(t, 1, 1)
 	id := c.submit("#!/bin/sh\nsleep 9\necho done\n", "-l", "walltime=00:00:07", "-N", "susp")
-	waitFor(t, 30*time.Second, "the job to run", func() bool { return str(c.job(id)["substate"]) == "42" })
+	waitFor(t, 90*time.Second, "the job to run", func() bool { return str(c.job(id)["substate"]) == "42" })
 	c.must("qsig", "-s", "suspend", id)
 	time.Sleep(5 * time.Second)
 	c.must("qsig", "-s", "resume", id)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -190,6 +191,23 @@ func TestKeepFiles(t *testing.T) {
 	c.waitState(id, 30*time.Second, "F")
 	if b, _ := os.ReadFile(direct); string(b) != "early\n" {
 		t.Errorf("-k d output after the end = %q", b)
+	}
+
+	if os.Getuid() == 0 {
+		// As another user, -k d opens the destination with that user's
+		// permissions: a file it may not write is not written.
+		nobody := &syscall.Credential{Uid: 65534, Gid: 65534}
+		own := filepath.Join(c.work, "nobody.out")
+		r := c.runAs(nobody, "echo from-nobody\n", "qsub", "-S", "/bin/sh", "-k", "d", "-o", own)
+		if r.code != 0 {
+			t.Fatalf("nobody's qsub -k d: %+v", r)
+		}
+		c.waitState(strings.TrimSpace(r.stdout), 30*time.Second, "F")
+		if st, err := os.Stat(own); err != nil || st.Sys().(*syscall.Stat_t).Uid != 65534 {
+			t.Errorf("-k d file of nobody: %v %v", st, err)
+		} else if b, _ := os.ReadFile(own); string(b) != "from-nobody\n" {
+			t.Errorf("-k d output of nobody = %q", b)
+		}
 	}
 
 	home, err := os.UserHomeDir()

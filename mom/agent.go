@@ -49,6 +49,11 @@ type record struct {
 	endedAcked    bool
 	killSent      bool
 	stopWatch     context.CancelFunc
+
+	// sigsWritten is the highest signal request written to signals.json
+	// by this agent; usageSent is the last usage reported.
+	sigsWritten int
+	usageSent   string
 }
 
 // New checks the configuration and returns an agent; Run starts it.
@@ -90,10 +95,11 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	registered := make(chan struct{})
-	wg.Add(3)
+	wg.Add(4)
 	go func() { defer wg.Done(); a.sessionLoop(ctx, registered) }()
 	go func() { defer wg.Done(); a.workLoop(ctx, registered, &wg) }()
 	go func() { defer wg.Done(); a.eventLoop(ctx) }()
+	go func() { defer wg.Done(); a.usageLoop(ctx) }()
 	a.kick()
 	<-ctx.Done()
 	wg.Wait()

@@ -43,6 +43,10 @@ type Config struct {
 	// alive; a non-zero interval in the server's register reply overrides
 	// it. TOML: heartbeat_interval ("2s"). Default 2s.
 	HeartbeatInterval time.Duration
+	// UsageInterval is how often a running job's resources_used (cput,
+	// walltime, mem...) is sampled and reported to the server.
+	// TOML: usage_interval ("10s"). Default 10s.
+	UsageInterval time.Duration
 	// Resources are resources_available of the default vnode, named after
 	// the host. TOML: [resources] table: ncpus (default runtime.NumCPU),
 	// mem (size, default physical memory), ngpus, arch (default "linux"),
@@ -91,6 +95,7 @@ type fileConfig struct {
 	TmpDir            string         `toml:"tmpdir"`
 	KillDelay         string         `toml:"kill_delay"`
 	HeartbeatInterval string         `toml:"heartbeat_interval"`
+	UsageInterval     string         `toml:"usage_interval"`
 	SortPriority      int            `toml:"sort_priority"`
 	ProvisionEnable   bool           `toml:"provision_enable"`
 	CurrentAOE        string         `toml:"current_aoe"`
@@ -116,6 +121,7 @@ func DefaultConfig() *Config {
 		TmpDir:            "/var/tmp",
 		KillDelay:         10 * time.Second,
 		HeartbeatInterval: 2 * time.Second,
+		UsageInterval:     defaultUsageInterval,
 		Resources: map[string]string{
 			"ncpus": strconv.Itoa(runtime.NumCPU()),
 			"arch":  "linux",
@@ -186,6 +192,7 @@ func (fc *fileConfig) apply(cfg *Config, md toml.MetaData) error {
 	}{
 		{"kill_delay", fc.KillDelay, &cfg.KillDelay},
 		{"heartbeat_interval", fc.HeartbeatInterval, &cfg.HeartbeatInterval},
+		{"usage_interval", fc.UsageInterval, &cfg.UsageInterval},
 	} {
 		if d.src == "" {
 			continue
@@ -293,6 +300,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("kill_delay: must not be negative")
 	case c.HeartbeatInterval <= 0:
 		return fmt.Errorf("heartbeat_interval: must be positive")
+	case c.UsageInterval <= 0:
+		return fmt.Errorf("usage_interval: must be positive")
 	case len(c.ShepherdCommand) == 0:
 		return fmt.Errorf("shepherd command: cannot determine this executable's path")
 	}

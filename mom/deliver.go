@@ -17,15 +17,17 @@ type outputTarget struct {
 	spool  string // file name in the job directory
 	dest   string // destination path on this host
 	suffix string // "OU" or "ER", for <jobid>.OU when dest is a directory
+	direct bool   // written in place (Keep_Files): nothing to deliver
 }
 
 // outputTargets lists the files to deliver. Join_Path "oe" delivers only the
-// .o file (stderr was written into it), "eo" only the .e file. Keep_Files
-// "o"/"e" keep the file in the home directory under its default name.
+// .o file (stderr was written into it), "eo" only the .e file; stdout comes
+// first. Keep_Files "o"/"e" keep the file in the home directory under its
+// default name and "d" writes it at its destination, both directly.
 func (r *jobRunner) outputTargets() []outputTarget {
 	j := r.job
-	out := outputTarget{spool: fileStdout, dest: r.destination(j.Output, 'o'), suffix: "OU"}
-	errT := outputTarget{spool: fileStderr, dest: r.destination(j.Error, 'e'), suffix: "ER"}
+	out := outputTarget{spool: fileStdout, dest: r.destination(j.Output, 'o'), suffix: "OU", direct: r.direct('o')}
+	errT := outputTarget{spool: fileStderr, dest: r.destination(j.Error, 'e'), suffix: "ER", direct: r.direct('e')}
 	switch j.Join {
 	case "oe":
 		return []outputTarget{out}
@@ -68,6 +70,9 @@ func defaultOutputName(j *model.Job, stream byte) string {
 func (r *jobRunner) deliverOutputs() string {
 	var notes []string
 	for _, t := range r.outputTargets() {
+		if t.direct {
+			continue
+		}
 		src := filepath.Join(r.dir, t.spool)
 		err := r.deliverOne(src, t)
 		if err == nil {

@@ -15,7 +15,10 @@
 //	                           nodefile       PBS_NODEFILE
 //	                           shepherd.pid   shepherd pid, start time, boot id
 //	                           job.pid        job pid (= pgid = session id)
-//	                           stdout, stderr spooled output
+//	                           stdout, stderr spooled output (not with -k o/e/d)
+//	                           signals.json   qsig requests of this run (agent)
+//	                           signals_done.json highest request delivered (shepherd)
+//	                           usage.json     live resources_used (shepherd)
 //	                           result.json    written atomically when done
 //	<spool>/undelivered/                      output that could not be delivered
 package mom

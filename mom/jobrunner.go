@@ -26,6 +26,9 @@ type jobRunner struct {
 	asRoot bool
 	id     identity
 	tmpdir string
+
+	clock *runClock   // walltime, suspended time excluded
+	meter *usageMeter // sampled usage of the job's session
 }
 
 // run sets the job up, runs it to completion and delivers its output.
@@ -58,6 +61,8 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	}
 	r.logger.Printf("job %s started as pid %d", j.ID, pid)
 
+	r.clock = &runClock{start: start}
+	r.meter = &usageMeter{sid: pid, ncpus: allocatedNcpus(j)}
 	walltimeExceeded, killed := r.wait(cmd, pid, sigs)
 	end := time.Now()
 	// Leftover background processes of the job die with it, as under PBS.
@@ -77,7 +82,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	if killed {
 		r.logger.Printf("job %s was killed on request", j.ID)
 	}
-	res.Used = r.usage(cmd.ProcessState, end.Sub(start))
+	res.Used = r.usage(cmd.ProcessState, r.clock.elapsed(end))
 	if note := r.deliverOutputs(); note != "" {
 		res.Comment = joinComment(res.Comment, note)
 	}
@@ -186,72 +191,137 @@ func (r *jobRunner) writeUserFile(path string, data []byte, perm os.FileMode) er
 	return os.Chmod(path, perm)
 }
 
-// openSpoolOutput opens the spool files for stdout and stderr, honouring
-// Join_Path: "oe" sends stderr into the stdout file, "eo" the reverse.
+// openSpoolOutput opens the files for stdout and stderr, honouring
+// Join_Path ("oe" sends stderr into the stdout file, "eo" the reverse) and
+// Keep_Files (kept and direct streams are opened at their final path, the
+// others in the spool).
 func (r *jobRunner) openSpoolOutput() (stdout, stderr *os.File, err error) {
-	open := func(name string) (*os.File, error) {
-		f, err := os.OpenFile(filepath.Join(r.dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	open := func(t outputTarget) (*os.File, error) {
+		if t.direct {
+			return r.openDirect(t)
+		}
+		f, err := os.OpenFile(filepath.Join(r.dir, t.spool), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
 		if err != nil {
-			return nil, fmt.Errorf("open spool %s: %w", name, err)
+			return nil, fmt.Errorf("open spool %s: %w", t.spool, err)
 		}
 		return f, nil
 	}
-	switch r.job.Join {
-	case "oe":
-		stdout, err = open(fileStdout)
-		return stdout, stdout, err
-	case "eo":
-		stderr, err = open(fileStderr)
-		return stderr, stderr, err
+	targets := r.outputTargets()
+	if len(targets) == 1 {
+		f, err := open(targets[0])
+		return f, f, err
 	}
-	if stdout, err = open(fileStdout); err != nil {
+	if stdout, err = open(targets[0]); err != nil {
 		return nil, nil, err
 	}
-	if stderr, err = open(fileStderr); err != nil {
+	if stderr, err = open(targets[1]); err != nil {
 		stdout.Close()
 		return nil, nil, err
 	}
 	return stdout, stderr, nil
 }
 
-// wait waits for the job, enforcing walltime and honouring kill requests
-// (SIGTERM to the shepherd). Both send SIGTERM to the job's process group
-// and SIGKILL after the kill delay.
+// wait waits for the job, enforcing walltime (suspended time excluded),
+// delivering signal requests and sampling usage. Kill requests (SIGTERM to
+// the shepherd) and walltime both send SIGTERM to the job's process group
+// and SIGKILL after the kill delay. sigs also carries pokeSignal, the
+// agent's note that signals.json has new requests.
 func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltimeExceeded, killed bool) {
 	done := make(chan struct{})
 	go func() {
 		_ = cmd.Wait()
 		close(done)
 	}()
-	var walltime <-chan time.Time
+	clock := r.clock
+	var limit time.Duration
 	if wt, ok := r.job.ResourceList["walltime"]; ok {
 		if secs, err := model.ParseDuration(wt); err == nil && secs > 0 {
-			t := time.NewTimer(time.Duration(secs) * time.Second)
-			defer t.Stop()
-			walltime = t.C
+			limit = time.Duration(secs) * time.Second
 		}
 	}
-	var hardKill <-chan time.Time
-	terminate := func(why string) {
-		if hardKill != nil {
-			return // already terminating
+	// The walltime timer runs only while the job is not suspended; it is
+	// re-armed with what is left of the limit on every resume.
+	var wtTimer *time.Timer
+	var walltime <-chan time.Time
+	arm := func(now time.Time) {
+		if wtTimer != nil {
+			wtTimer.Stop()
+			wtTimer, walltime = nil, nil
 		}
+		if limit == 0 || walltimeExceeded || clock.suspended {
+			return
+		}
+		wtTimer = time.NewTimer(max(limit-clock.elapsed(now), 0))
+		walltime = wtTimer.C
+	}
+	arm(time.Now())
+	defer func() {
+		if wtTimer != nil {
+			wtTimer.Stop()
+		}
+	}()
+
+	var hardKill <-chan time.Time
+	terminating := false
+	terminate := func(why string) {
+		if terminating {
+			return
+		}
+		terminating = true
 		r.logger.Printf("job %s: %s; SIGTERM to process group %d", r.job.ID, why, pid)
 		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		if clock.suspended {
+			// Stopped processes act on SIGTERM only once continued.
+			_ = syscall.Kill(-pid, syscall.SIGCONT)
+			clock.resume(time.Now())
+		}
 		t := time.NewTimer(r.killDelay)
 		hardKill = t.C
 	}
+
+	sd := &signalDeliverer{dir: r.dir, pgid: pid, clock: clock, done: readSignalsDone(r.dir), logf: r.logger.Printf, kill: syscall.Kill}
+	checkSignals := func() {
+		if terminating {
+			return // the job is being killed: a suspend would only delay that
+		}
+		if sd.deliverPending(time.Now()) {
+			arm(time.Now())
+		}
+	}
+	checkSignals() // requests made before the job started
+	poll := time.NewTicker(signalPollInterval)
+	defer poll.Stop()
+
+	interval := time.Duration(r.params.UsageIntervalMs) * time.Millisecond
+	if interval <= 0 {
+		interval = defaultUsageInterval
+	}
+	usageTimer := time.NewTimer(min(interval, time.Second))
+	defer usageTimer.Stop()
+
 	for {
 		select {
 		case <-done:
 			return walltimeExceeded, killed
 		case <-walltime:
-			walltime = nil
+			walltime, wtTimer = nil, nil
 			walltimeExceeded = true
 			terminate("walltime exceeded")
-		case <-sigs:
+		case s := <-sigs:
+			if s == pokeSignal {
+				checkSignals()
+				continue
+			}
 			killed = true
 			terminate("kill requested")
+		case <-poll.C:
+			checkSignals()
+		case <-usageTimer.C:
+			r.meter.sample()
+			if err := writeJSONAtomic(filepath.Join(r.dir, fileUsage), r.meter.used(clock.elapsed(time.Now())), 0o644); err != nil {
+				r.logger.Printf("record usage: %v", err)
+			}
+			usageTimer.Reset(interval)
 		case <-hardKill:
 			r.logger.Printf("job %s: still alive after %s; SIGKILL", r.job.ID, r.killDelay)
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
@@ -260,15 +330,20 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 	}
 }
 
-// usage builds resources_used from the job's rusage.
+// usage builds the final resources_used from the job's rusage and the
+// samples taken while it ran (which also saw processes the job did not
+// wait for); wall excludes suspended time.
 func (r *jobRunner) usage(ps *os.ProcessState, wall time.Duration) map[string]string {
-	used := map[string]string{
-		"walltime": model.FormatDuration(int64(wall.Round(time.Second) / time.Second)),
-		"cput":     model.FormatDuration(int64((ps.UserTime() + ps.SystemTime()).Round(time.Second) / time.Second)),
-		"ncpus":    allocatedNcpus(r.job),
+	m := r.meter
+	if ticks := uint64((ps.UserTime() + ps.SystemTime()) / (time.Second / clockTicks)); ticks > m.cpuTicks {
+		m.cpuTicks = ticks
 	}
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		used["mem"] = strconv.FormatInt(ru.Maxrss, 10) + "kb" // Linux reports kilobytes
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 0 && uint64(ru.Maxrss) > m.maxRSSKB {
+		m.maxRSSKB = uint64(ru.Maxrss) // Linux reports kilobytes
+	}
+	used := m.used(wall)
+	if m.maxVmemKB == 0 {
+		delete(used, "vmem") // never sampled: unknown rather than zero
 	}
 	return used
 }

@@ -60,6 +60,8 @@ func (a *Agent) launch(rec *record) error {
 		TmpDir:      a.cfg.TmpDir,
 		KillDelayMs: a.cfg.KillDelay.Milliseconds(),
 		SelfCommand: a.cfg.ShepherdCommand,
+		// The shepherd samples as often as the agent reports.
+		UsageIntervalMs: a.cfg.UsageInterval.Milliseconds(),
 	}
 	if err := writeJSONAtomic(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
 		return err

@@ -49,8 +49,9 @@ func shepherdRunMain(dir string, goSignal io.Reader) int {
 	// Kill requests (SIGTERM from the agent) are caught from the very start:
 	// a delete racing the job's start must end the job, not the shepherd.
 	// A pending request makes the job terminate as soon as it starts.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM)
+	// pokeSignal (new signal requests in signals.json) shares the channel.
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, syscall.SIGTERM, pokeSignal)
 	// SIGHUP and SIGINT are caught and dropped rather than ignored: an
 	// ignored disposition would be inherited by the job across exec.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP, syscall.SIGINT)

@@ -24,6 +24,10 @@ const (
 	fileStderr   = "stderr"
 	fileResult   = "result.json"
 	fileLog      = "shepherd.log"
+
+	fileSignals     = "signals.json"      // signal requests (agent)
+	fileSignalsDone = "signals_done.json" // highest delivered request (shepherd)
+	fileUsage       = "usage.json"        // live resources_used (shepherd)
 )
 
 // spool knows the layout of the agent's spool directory.
@@ -81,6 +85,9 @@ type launchParams struct {
 	SelfCommand  []string `json:"self_command"` // re-exec prefix for "deliver"
 	ScriptFile   string   `json:"script_file,omitempty"`
 	RefuseReason string   `json:"refuse_reason,omitempty"`
+	// UsageIntervalMs is how often the shepherd samples the job's usage
+	// into usage.json (0: defaultUsageInterval).
+	UsageIntervalMs int64 `json:"usage_interval_ms,omitempty"`
 }
 
 // shepherdRecord identifies a running shepherd process beyond its pid.

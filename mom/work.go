@@ -73,6 +73,9 @@ func (a *Agent) reconcile(ctx context.Context, wg *sync.WaitGroup, jobs []*model
 		case j.KillRequested && rec.result == nil && !rec.killSent:
 			a.killLocked(rec, "deleted")
 		}
+		if rec := a.jobs[key]; rec != nil && rec.result == nil && maxSigN(j.Signals) > rec.sigsWritten {
+			a.signalLocked(rec, j.Signals)
+		}
 	}
 	// A run still going here that the server no longer lists (deleted with
 	// force, or requeued elsewhere) must not keep running.

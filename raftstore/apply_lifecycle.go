@@ -111,6 +111,15 @@ func (w *writer) jobEvents(c *JobEvents) any {
 			j.Mtime = c.Now
 			note(j, c.Now, "Job started on %s, session %d", c.Host, ev.SessionID)
 			w.putJob(j)
+		case "usage":
+			// Live resources_used of a running (or suspended) job; the
+			// ended event carries the final figures.
+			if len(ev.Used) == 0 || j.State == model.StateExiting || sameStrings(j.Used, ev.Used) {
+				continue
+			}
+			j = j.Copy()
+			j.Used = ev.Used
+			w.putJob(j)
 		case "ended":
 			w.finish(j, ev.Exit, ev.Used, ev.Comment, c.Now)
 		case "failed":
@@ -195,6 +204,9 @@ func (w *writer) requeue(j *model.Job, comment string, now int64) {
 	j.Exec, j.MSHost, j.Exclusive = nil, "", false
 	j.SessionID = 0
 	j.KillRequested, j.RequeueOnEnd = false, false
+	// Signal requests belong to the run that ended: the next run
+	// must not receive the old run's signals.
+	j.Signals = nil
 	j.Mtime, j.Qtime = now, now
 	j.Comment = comment
 	note(j, now, "%s", comment)

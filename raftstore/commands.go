@@ -148,7 +148,7 @@ type HostDown struct {
 // JobEvent is an agent's report about one job.
 type JobEvent struct {
 	JobID     string            `json:"job_id"`
-	Kind      string            `json:"kind"` // started, ended, failed
+	Kind      string            `json:"kind"` // started, ended, failed, usage
 	Run       int               `json:"run"`
 	SessionID int               `json:"session_id,omitempty"`
 	Exit      int               `json:"exit_status"`

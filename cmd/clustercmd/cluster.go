@@ -173,6 +173,7 @@ spool = %q
 tmpdir = %q
 kill_delay = "2s"
 heartbeat_interval = "1s"
+usage_interval = "2s"
 
 [resources]
 ncpus = %d

@@ -162,6 +162,9 @@ const (
 	// EventFailed means the job could not be started (bad uid, missing
 	// directory...); Exit carries the reason (negative Exit_status).
 	EventFailed = "failed"
+	// EventUsage reports resources_used of a running job (Used); the
+	// server replaces the job's resources_used with it.
+	EventUsage = "usage"
 )
 
 // JobEvent is one change of a job on an agent.

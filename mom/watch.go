@@ -8,10 +8,13 @@ import (
 	"github.com/strata-hpc/strata/server/api"
 )
 
-// watchInterval is how often a watcher looks at its job's spool directory.
-// The shepherd writes job.pid and result.json atomically, so polling a
-// couple of stat calls per job is cheap and needs no inotify bookkeeping.
-const watchInterval = 150 * time.Millisecond
+// watchInterval is how often a watcher looks at its job's spool directory
+// without inotify. With inotify the files' arrival wakes it at once and
+// slowWatchInterval only catches a shepherd that died without writing.
+const (
+	watchInterval     = 150 * time.Millisecond
+	slowWatchInterval = time.Second
+)
 
 // watchLocked starts the watcher of a running job. Caller holds a.mu.
 func (a *Agent) watchLocked(ctx context.Context, wg *sync.WaitGroup, rec *record) {
@@ -27,7 +30,13 @@ func (a *Agent) watchLocked(ctx context.Context, wg *sync.WaitGroup, rec *record
 
 // watch reports the job's start (session id) and end.
 func (a *Agent) watch(ctx context.Context, rec *record) {
-	t := time.NewTicker(watchInterval)
+	dw := newDirWatch(rec.dir)
+	defer dw.Close()
+	interval := watchInterval
+	if dw != nil {
+		interval = slowWatchInterval
+	}
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		if a.pollJob(rec) {
@@ -36,6 +45,7 @@ func (a *Agent) watch(ctx context.Context, rec *record) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-dw.C():
 		case <-t.C:
 		}
 	}

@@ -34,7 +34,9 @@ func NewUnixClient(socket, serverName string) *Client {
 			var d net.Dialer
 			return d.DialContext(ctx, "unix", socket)
 		},
-		MaxIdleConnsPerHost: 4,
+		// Keep connections for concurrent callers (bench, qsub -W block
+		// pollers) instead of redialling per request.
+		MaxIdleConnsPerHost: 64,
 	}
 	return &Client{ServerName: serverName, base: "http://strata", http: &http.Client{Transport: tr}}
 }

@@ -24,6 +24,11 @@ type Agent struct {
 	reregister chan struct{}
 	kickEvents chan struct{}
 
+	// hooks is the agent's copy of the hooks (hooks.go); hookActions
+	// carries job hooks' fail_actions to the host hook loop.
+	hooks       *hookStore
+	hookActions chan api.HookActionRequest
+
 	mu sync.Mutex
 	// jobs holds every run with a spool record, by recordKey.
 	jobs map[string]*record
@@ -62,7 +67,7 @@ func New(cfg *Config, client *api.Client, logger *log.Logger) (*Agent, error) {
 	if logger == nil {
 		logger = log.Default()
 	}
-	return &Agent{
+	a := &Agent{
 		cfg:        cfg,
 		client:     client,
 		logger:     logger,
@@ -73,7 +78,10 @@ func New(cfg *Config, client *api.Client, logger *log.Logger) (*Agent, error) {
 		jobs:       map[string]*record{},
 		lost:       map[string]bool{},
 		inWork:     map[string]bool{},
-	}, nil
+	}
+	a.hooks = newHookStore(cfg.Spool)
+	a.hookActions = make(chan api.HookActionRequest, 64)
+	return a, nil
 }
 
 // Run recovers the jobs of a previous agent from the spool, then registers
@@ -83,6 +91,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err := a.spool.init(); err != nil {
 		return err
 	}
+	if err := a.hooks.load(); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -90,7 +101,8 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	registered := make(chan struct{})
-	wg.Add(3)
+	wg.Add(4)
+	go func() { defer wg.Done(); a.hostHooksLoop(ctx, registered) }()
 	go func() { defer wg.Done(); a.sessionLoop(ctx, registered) }()
 	go func() { defer wg.Done(); a.workLoop(ctx, registered, &wg) }()
 	go func() { defer wg.Done(); a.eventLoop(ctx) }()

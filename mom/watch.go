@@ -98,6 +98,7 @@ func (a *Agent) finishLocked(rec *record, res *Result) {
 		return
 	}
 	rec.endedQueued = true
+	a.noteHookFailureLocked(rec)
 	a.queueLocked(rec.key, api.JobEvent{
 		JobID: rec.job.ID, Kind: res.Kind, SessionID: res.SessionID, Exit: res.Exit,
 		Used: res.Used, Comment: res.Comment, Run: rec.job.RunCount,

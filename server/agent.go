@@ -42,7 +42,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request, id *Iden
 		return nil, err
 	}
 	s.heard(req.Host)
-	return api.RegisterResponse{ServerName: cfg.Name, HeartbeatInterval: int(s.cfg.HeartbeatInterval.Milliseconds())}, nil
+	return api.RegisterResponse{ServerName: cfg.Name, HeartbeatInterval: int(s.cfg.HeartbeatInterval.Milliseconds()), HookVersion: cfg.HookVersion}, nil
 }
 
 func vnodeFromSpec(host string, spec api.VnodeSpec, defs model.ResourceDefs) (*model.Vnode, error) {
@@ -135,7 +135,7 @@ func (s *Server) work(snap *raftstore.StateSnapshot, host string, index uint64) 
 			running = append(running, j)
 		}
 	}
-	return api.WorkResponse{Index: index, Jobs: running}
+	return api.WorkResponse{Index: index, Jobs: running, HookVersion: snap.Config().HookVersion}
 }
 
 // handleEvents commits a batch of job reports from one agent as one entry.

@@ -79,7 +79,7 @@ func New(cfg *Config, client *api.Client, logger *log.Logger) (*Agent, error) {
 		lost:       map[string]bool{},
 		inWork:     map[string]bool{},
 	}
-	a.hooks = newHookStore(cfg.Spool)
+	a.hooks = newHookStore(cfg.Spool, logger)
 	a.hookActions = make(chan api.HookActionRequest, 64)
 	return a, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"sync"
@@ -36,7 +37,8 @@ type hookSet struct {
 // the version of the same state, so a job is never started with hooks
 // older than those configured when it was sent.
 type hookStore struct {
-	path string
+	path   string
+	logger *log.Logger
 
 	mu   sync.Mutex
 	set  hookSet
@@ -49,8 +51,8 @@ type hookStore struct {
 	fetchMu sync.Mutex
 }
 
-func newHookStore(spoolRoot string) *hookStore {
-	return &hookStore{path: filepath.Join(spoolRoot, fileHooks), changed: make(chan struct{}, 1)}
+func newHookStore(spoolRoot string, logger *log.Logger) *hookStore {
+	return &hookStore{path: filepath.Join(spoolRoot, fileHooks), logger: logger, changed: make(chan struct{}, 1)}
 }
 
 // load reads the spooled copy. A missing file is an agent that never held
@@ -127,6 +129,7 @@ func (s *hookStore) sync(ctx context.Context, fetch func(context.Context) (*api.
 	if err := writeJSONAtomic(s.path, set, 0o600); err != nil {
 		return fmt.Errorf("store hooks: %w", err)
 	}
+	s.logger.Printf("hooks: fetched version %d (%d hook(s) with agent events)", set.Version, len(set.Hooks))
 	s.mu.Lock()
 	s.set = set
 	// The fetched version is the freshest word from the server: a hook

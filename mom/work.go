@@ -26,7 +26,7 @@ func (a *Agent) workLoop(ctx context.Context, registered <-chan struct{}, wg *sy
 	hb := newBackoff(100*time.Millisecond, 5*time.Second)
 	var index uint64
 	for {
-		resp, err := a.client.Work(ctx, a.cfg.Host, index, workWait)
+		resp, err := a.client.WorkHooks(ctx, a.cfg.Host, index, a.hooks.snapshot().Version, workWait)
 		if ctx.Err() != nil {
 			return
 		}

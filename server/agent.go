@@ -105,6 +105,8 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request, id *Identity
 	q := r.URL.Query()
 	host := q.Get("host")
 	index, _ := strconv.ParseUint(q.Get("index"), 10, 64)
+	// hooks is the hook_version the agent holds (absent: do not compare).
+	agentHooks, compareHooks := parseHookVersion(q.Get("hooks"))
 	wait, err := time.ParseDuration(q.Get("wait"))
 	if err != nil || wait <= 0 || wait > 5*time.Minute {
 		wait = 30 * time.Second
@@ -114,11 +116,13 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request, id *Identity
 	for {
 		snap := s.state()
 		cur, watch := snap.TableIndex(raftstore.HostWorkKey(host))
-		if cur != index {
+		if cur != index || (compareHooks && snap.Config().HookVersion != agentHooks) {
 			return s.work(snap, host, cur), nil
 		}
+		_, hooksWatch := snap.TableIndex(raftstore.AgentHooksKey)
 		select {
 		case <-watch:
+		case <-hooksWatch:
 		case <-timer.C:
 			return s.work(snap, host, cur), nil
 		case <-r.Context().Done():

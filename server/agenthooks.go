@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/strata-hpc/strata/hooks"
@@ -19,6 +20,12 @@ func (s *Server) agentHookRoutes(mux *http.ServeMux) {
 	v := api.Version
 	mux.Handle("GET "+v+"/agent/hooks", s.wrap(s.handleAgentHooks, true))
 	mux.Handle("POST "+v+"/agent/hookaction", s.wrap(s.handleHookAction, true))
+}
+
+// parseHookVersion reads the work poll's hooks parameter.
+func parseHookVersion(v string) (uint64, bool) {
+	n, err := strconv.ParseUint(v, 10, 64)
+	return n, err == nil
 }
 
 // handleAgentHooks returns the hooks with an agent event and the

@@ -24,10 +24,12 @@ type Agent struct {
 	reregister chan struct{}
 	kickEvents chan struct{}
 
-	// hooks is the agent's copy of the hooks (hooks.go); hookActions
-	// carries job hooks' fail_actions to the host hook loop.
-	hooks       *hookStore
-	hookActions chan api.HookActionRequest
+	// hooks is the agent's copy of the hooks (hooks.go).
+	hooks *hookStore
+	// bgCtx and bgWG are Run's context and wait group, for goroutines
+	// started under a.mu (hooks_job.go); set before Run starts any.
+	bgCtx context.Context
+	bgWG  *sync.WaitGroup
 
 	mu sync.Mutex
 	// jobs holds every run with a spool record, by recordKey.
@@ -80,7 +82,6 @@ func New(cfg *Config, client *api.Client, logger *log.Logger) (*Agent, error) {
 		inWork:     map[string]bool{},
 	}
 	a.hooks = newHookStore(cfg.Spool, logger)
-	a.hookActions = make(chan api.HookActionRequest, 64)
 	return a, nil
 }
 
@@ -97,6 +98,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	a.bgCtx, a.bgWG = ctx, &wg
 	if err := a.recover(ctx, &wg); err != nil {
 		return err
 	}

@@ -19,8 +19,7 @@ const hostHookTick = time.Second
 const hookActionAttempts = 8
 
 // hostHooksLoop runs exechost_startup once the agent holds the current
-// hooks after it started, then exechost_periodic hooks every freq seconds,
-// and forwards job hooks' fail_actions to the server.
+// hooks after it started, then exechost_periodic hooks every freq seconds.
 func (a *Agent) hostHooksLoop(ctx context.Context, registered <-chan struct{}) {
 	select {
 	case <-ctx.Done():
@@ -44,8 +43,6 @@ func (a *Agent) hostHooksLoop(ctx context.Context, registered <-chan struct{}) {
 			return
 		case <-tick.C:
 		case <-a.hooks.changed:
-		case req := <-a.hookActions:
-			a.hookAction(ctx, req)
 		}
 	}
 }

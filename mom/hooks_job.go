@@ -150,18 +150,33 @@ func jobVnodes(j *model.Job) []string {
 	return out
 }
 
-// noteHookFailureLocked passes a job hook's fail_action (written by the
-// shepherd) to the host hook loop, which asks the server. Caller holds a.mu.
-func (a *Agent) noteHookFailureLocked(rec *record) {
+// holdForHookFailureLocked handles a job whose hook failed with a
+// fail_action (hookfail.json from the shepherd): the server is asked to
+// carry it out (offline the vnodes...) before the job's end is reported,
+// so the requeued job cannot be placed on this host again in between. It
+// reports whether it took over reporting res. Caller holds a.mu.
+func (a *Agent) holdForHookFailureLocked(rec *record, res *Result) bool {
 	var f hookFailure
-	if err := readJSON(filepath.Join(rec.dir, fileHookFail), &f); err != nil {
-		return
+	if err := readJSON(filepath.Join(rec.dir, fileHookFail), &f); err != nil || len(f.Actions) == 0 || a.bgCtx == nil {
+		return false
 	}
-	for _, act := range f.Actions {
-		select {
-		case a.hookActions <- api.HookActionRequest{Host: a.cfg.Host, Hook: f.Hook, Event: f.Event, Action: act}:
-		default:
-			a.logger.Printf("hook %s: too many pending fail actions; dropping %s", f.Hook, act)
+	ev := api.JobEvent{
+		JobID: rec.job.ID, Kind: res.Kind, SessionID: res.SessionID, Exit: res.Exit,
+		Used: res.Used, Comment: res.Comment, Run: rec.job.RunCount,
+	}
+	ctx := a.bgCtx
+	a.bgWG.Add(1)
+	go func() {
+		defer a.bgWG.Done()
+		for _, act := range f.Actions {
+			a.hookAction(ctx, api.HookActionRequest{Host: a.cfg.Host, Hook: f.Hook, Event: f.Event, Action: act})
 		}
-	}
+		if ctx.Err() != nil {
+			return // the next agent finds the result and does this again
+		}
+		a.mu.Lock()
+		a.queueLocked(rec.key, ev)
+		a.mu.Unlock()
+	}()
+	return true
 }

@@ -24,6 +24,13 @@ type Agent struct {
 	reregister chan struct{}
 	kickEvents chan struct{}
 
+	// hooks is the agent's copy of the hooks (hooks.go).
+	hooks *hookStore
+	// bgCtx and bgWG are Run's context and wait group, for goroutines
+	// started under a.mu (hooks_job.go); set before Run starts any.
+	bgCtx context.Context
+	bgWG  *sync.WaitGroup
+
 	mu sync.Mutex
 	// jobs holds every run with a spool record, by recordKey.
 	jobs map[string]*record
@@ -67,7 +74,7 @@ func New(cfg *Config, client *api.Client, logger *log.Logger) (*Agent, error) {
 	if logger == nil {
 		logger = log.Default()
 	}
-	return &Agent{
+	a := &Agent{
 		cfg:        cfg,
 		client:     client,
 		logger:     logger,
@@ -78,7 +85,9 @@ func New(cfg *Config, client *api.Client, logger *log.Logger) (*Agent, error) {
 		jobs:       map[string]*record{},
 		lost:       map[string]bool{},
 		inWork:     map[string]bool{},
-	}, nil
+	}
+	a.hooks = newHookStore(cfg.Spool, logger)
+	return a, nil
 }
 
 // Run recovers the jobs of a previous agent from the spool, then registers
@@ -88,14 +97,19 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err := a.spool.init(); err != nil {
 		return err
 	}
+	if err := a.hooks.load(); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	a.bgCtx, a.bgWG = ctx, &wg
 	if err := a.recover(ctx, &wg); err != nil {
 		return err
 	}
 	registered := make(chan struct{})
-	wg.Add(4)
+	wg.Add(5)
+	go func() { defer wg.Done(); a.hostHooksLoop(ctx, registered) }()
 	go func() { defer wg.Done(); a.sessionLoop(ctx, registered) }()
 	go func() { defer wg.Done(); a.workLoop(ctx, registered, &wg) }()
 	go func() { defer wg.Done(); a.eventLoop(ctx) }()

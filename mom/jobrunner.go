@@ -39,11 +39,22 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		return failed(model.ExitFailUID, "agent runs as uid %d and cannot run jobs of uid %d", os.Getuid(), j.UID)
 	}
 	r.id = lookupIdentity(j.UID, j.GID, j.User)
+	if res := r.startHooks("execjob_begin"); res != nil {
+		return res
+	}
 
 	cmd, stdout, stderr, err := r.prepare()
 	if err != nil {
 		r.cleanup()
 		return failed(model.ExitFail1, "%v", err)
+	}
+	if res := r.startHooks("execjob_prologue"); res != nil {
+		stdout.Close()
+		if stderr != stdout {
+			stderr.Close()
+		}
+		r.cleanup()
+		return res
 	}
 	start := time.Now()
 	err = cmd.Start()
@@ -83,9 +94,11 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		r.logger.Printf("job %s was killed on request", j.ID)
 	}
 	res.Used = r.usage(cmd.ProcessState, r.clock.elapsed(end))
+	r.endHooks("execjob_epilogue", res)
 	if note := r.deliverOutputs(); note != "" {
 		res.Comment = joinComment(res.Comment, note)
 	}
+	r.endHooks("execjob_end", res)
 	r.cleanup()
 	return res
 }

@@ -17,6 +17,9 @@ import (
 // Caller holds a.mu. A failure to launch becomes a failed result, reported
 // like any other, so the server is never left waiting.
 func (a *Agent) startLocked(ctx context.Context, wg *sync.WaitGroup, j *model.Job) {
+	if !a.hooksReadyLocked(j) {
+		return
+	}
 	key := recordKey(j.ID, j.RunCount)
 	dir := a.spool.jobDir(j.ID, j.RunCount)
 	// 0711: the job (running as its owner) must reach its script and node
@@ -64,6 +67,9 @@ func (a *Agent) launch(rec *record) error {
 		UsageIntervalMs: a.cfg.UsageInterval.Milliseconds(),
 	}
 	if err := writeJSONAtomic(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
+		return err
+	}
+	if err := a.writeJobHooks(rec.dir); err != nil {
 		return err
 	}
 	logf, err := os.OpenFile(filepath.Join(rec.dir, fileLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)

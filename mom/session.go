@@ -20,6 +20,9 @@ func (a *Agent) sessionLoop(ctx context.Context, registered chan struct{}) {
 		if !ok {
 			return
 		}
+		// A restarted or reimaged agent gets the current hooks before it
+		// runs anything; a failure here is retried by the work loop.
+		a.syncHooks(ctx, resp.HookVersion)
 		once.Do(func() { close(registered) })
 		interval := a.cfg.HeartbeatInterval
 		if resp.HeartbeatInterval > 0 {

@@ -108,6 +108,9 @@ func (a *Agent) finishLocked(rec *record, res *Result) {
 		return
 	}
 	rec.endedQueued = true
+	if a.holdForHookFailureLocked(rec, res) {
+		return // queued once the server has carried out the fail_action
+	}
 	a.queueLocked(rec.key, api.JobEvent{
 		JobID: rec.job.ID, Kind: res.Kind, SessionID: res.SessionID, Exit: res.Exit,
 		Used: res.Used, Comment: res.Comment, Run: rec.job.RunCount,

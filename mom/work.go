@@ -23,9 +23,10 @@ func (a *Agent) workLoop(ctx context.Context, registered <-chan struct{}, wg *sy
 	case <-registered:
 	}
 	b := newBackoff(100*time.Millisecond, 5*time.Second)
+	hb := newBackoff(100*time.Millisecond, 5*time.Second)
 	var index uint64
 	for {
-		resp, err := a.client.Work(ctx, a.cfg.Host, index, workWait)
+		resp, err := a.client.WorkHooks(ctx, a.cfg.Host, index, a.hooks.snapshot().Version, workWait)
 		if ctx.Err() != nil {
 			return
 		}
@@ -39,7 +40,18 @@ func (a *Agent) workLoop(ctx context.Context, registered <-chan struct{}, wg *sy
 		}
 		b.reset()
 		index = resp.Index
+		hooksOK := a.syncHooks(ctx, resp.HookVersion)
 		a.reconcile(ctx, wg, resp.Jobs)
+		if !hooksOK {
+			// Jobs to start wait (they are not failed) until the hooks
+			// arrive: poll again soon instead of at the next change.
+			index = 0
+			if !hb.wait(ctx) {
+				return
+			}
+			continue
+		}
+		hb.reset()
 	}
 }
 

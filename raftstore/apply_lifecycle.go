@@ -189,7 +189,7 @@ func (w *writer) toHistory(j *model.Job) {
 // rerunnable job goes back to the queue (held after too many attempts),
 // any other job ends with the given exit status.
 func (w *writer) lose(j *model.Job, comment string, exit int, now int64) {
-	if !j.Rerun || j.Deleter != "" {
+	if (!j.Rerun && !model.RequeueExit(exit)) || j.Deleter != "" {
 		w.finish(j, exit, nil, comment, now)
 		return
 	}

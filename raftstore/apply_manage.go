@@ -37,6 +37,9 @@ func (w *writer) manage(c *Manage) any {
 	if err != nil {
 		return err
 	}
+	if res.Config.HookVersion != m.Config.HookVersion {
+		w.touch(AgentHooksKey)
+	}
 	m.Config = res.Config
 	if res.ResourcesChanged {
 		m.Epoch++

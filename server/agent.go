@@ -42,7 +42,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request, id *Iden
 		return nil, err
 	}
 	s.heard(req.Host)
-	return api.RegisterResponse{ServerName: cfg.Name, HeartbeatInterval: int(s.cfg.HeartbeatInterval.Milliseconds())}, nil
+	return api.RegisterResponse{ServerName: cfg.Name, HeartbeatInterval: int(s.cfg.HeartbeatInterval.Milliseconds()), HookVersion: cfg.HookVersion}, nil
 }
 
 func vnodeFromSpec(host string, spec api.VnodeSpec, defs model.ResourceDefs) (*model.Vnode, error) {
@@ -105,6 +105,8 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request, id *Identity
 	q := r.URL.Query()
 	host := q.Get("host")
 	index, _ := strconv.ParseUint(q.Get("index"), 10, 64)
+	// hooks is the hook_version the agent holds (absent: do not compare).
+	agentHooks, compareHooks := parseHookVersion(q.Get("hooks"))
 	wait, err := time.ParseDuration(q.Get("wait"))
 	if err != nil || wait <= 0 || wait > 5*time.Minute {
 		wait = 30 * time.Second
@@ -114,11 +116,13 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request, id *Identity
 	for {
 		snap := s.state()
 		cur, watch := snap.TableIndex(raftstore.HostWorkKey(host))
-		if cur != index {
+		if cur != index || (compareHooks && snap.Config().HookVersion != agentHooks) {
 			return s.work(snap, host, cur), nil
 		}
+		_, hooksWatch := snap.TableIndex(raftstore.AgentHooksKey)
 		select {
 		case <-watch:
+		case <-hooksWatch:
 		case <-timer.C:
 			return s.work(snap, host, cur), nil
 		case <-r.Context().Done():
@@ -135,7 +139,7 @@ func (s *Server) work(snap *raftstore.StateSnapshot, host string, index uint64) 
 			running = append(running, j)
 		}
 	}
-	return api.WorkResponse{Index: index, Jobs: running}
+	return api.WorkResponse{Index: index, Jobs: running, HookVersion: snap.Config().HookVersion}
 }
 
 // handleEvents commits a batch of job reports from one agent as one entry.

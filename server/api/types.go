@@ -140,6 +140,9 @@ type RegisterRequest struct {
 type RegisterResponse struct {
 	ServerName        string `json:"server_name"`
 	HeartbeatInterval int    `json:"heartbeat_interval_ms"`
+	// HookVersion is the configuration's hook_version: an agent whose
+	// stored hooks have another version fetches GET /v1/agent/hooks.
+	HookVersion uint64 `json:"hook_version"`
 }
 
 // HeartbeatRequest keeps a host up. Heartbeats never enter the Raft log.
@@ -153,6 +156,10 @@ type HeartbeatRequest struct {
 type WorkResponse struct {
 	Index uint64       `json:"index"`
 	Jobs  []*model.Job `json:"jobs"`
+	// HookVersion is the hook_version of the same state as Jobs: the agent
+	// fetches the hooks before it starts any of these jobs when its own
+	// version differs.
+	HookVersion uint64 `json:"hook_version"`
 }
 
 // Job event kinds an agent reports.

@@ -12,6 +12,9 @@ const (
 	SubArrayBegun = 70 // B: at least one subjob has started
 )
 
+// DefaultMaxArraySize is max_array_size when the server has none set.
+const DefaultMaxArraySize = 10000
+
 // Span is an inclusive run of ordinals [Lo, Hi].
 type Span struct {
 	Lo int64 `json:"lo"`

@@ -165,6 +165,12 @@ func sortJobs(jobs []*model.Job) {
 	})
 }
 
+// Subjobs returns the records of an array's subjobs (started ones), by
+// index.
+func (s *StateSnapshot) Subjobs(parentID string) []*model.Job {
+	return s.collectJobs("array", parentID)
+}
+
 // JobByToken returns the job submitted with a token, or nil.
 func (s *StateSnapshot) JobByToken(token string) *model.Job {
 	raw, err := s.txn.First(tableJobs, "token", token)

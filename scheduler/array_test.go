@@ -75,3 +75,14 @@ func TestArrayIsOneTopJob(t *testing.T) {
 		t.Fatalf("runs %v estimates %+v, want one estimate on the parent", plan.Runs, plan.Estimates)
 	}
 }
+
+func TestQorderRankDecidesSubmissionOrder(t *testing.T) {
+	vs := []*model.Vnode{vnode("n1", "ncpus=1")}
+	r0, r1 := int64(1), int64(0) // qorder swapped jobs 0 and 1
+	a := job(t, 0, "1:ncpus=1", "", func(j *model.Job) { j.Rank = &r0 })
+	b := job(t, 1, "1:ncpus=1", "", func(j *model.Job) { j.Rank = &r1 })
+	got := runs(Schedule(snapshot(vs, a, b)))
+	if _, ok := got[b.ID]; !ok || len(got) != 1 {
+		t.Fatalf("runs = %v, want only %s (first in rank)", got, b.ID)
+	}
+}

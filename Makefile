@@ -3,7 +3,7 @@
 # cluster; `make bench` measures and writes docs/performance.md.
 GO      ?= go
 BIN     := bin
-LINKS   := qsub qstat qdel qhold qrls qalter qsig qselect qmove qrerun qrun tracejob pbsnodes qmgr pbs_rsub pbs_rstat pbs_rdel
+LINKS   := qsub qstat qdel qhold qrls qalter qsig qselect qmove qrerun qrun qorder tracejob pbsnodes qmgr pbs_rsub pbs_rstat pbs_rdel
 DEMODIR ?= /tmp/strata-demo
 
 .PHONY: all build test demo bench vet clean

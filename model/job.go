@@ -168,6 +168,17 @@ type Job struct {
 	EstStart int64       `json:"estimated_start_time,omitempty"`
 	EstExec  []ExecChunk `json:"estimated_exec,omitempty"`
 	TopJob   bool        `json:"topjob,omitempty"`
+
+	// Array is set on an array parent (seq[].server): its indices and the
+	// compact state of its subjobs. ArrayID and ArrayIndex are set on a
+	// subjob: its parent's id and its index.
+	Array      *ArrayState `json:"array,omitempty"`
+	ArrayID    string      `json:"array_id,omitempty"`
+	ArrayIndex int64       `json:"array_index,omitempty"`
+	// Rank is the job's place in submission order, Seq at submission;
+	// qorder swaps two jobs' ranks. Nil (jobs stored before it existed)
+	// means Seq. See OrderRank.
+	Rank *int64 `json:"rank,omitempty"`
 }
 
 // Event is one line of a job's life as tracejob prints it.
@@ -207,6 +218,9 @@ func (j *Job) Copy() *Job {
 	c.History = append([]Event(nil), j.History...)
 	c.Deps = append([]Dep(nil), j.Deps...)
 	c.Signals = append([]Sig(nil), j.Signals...)
+	if j.Array != nil {
+		c.Array = j.Array.Copy()
+	}
 	return &c
 }
 

@@ -197,6 +197,21 @@ func lessJobID(a, b string) bool {
 	if sa != sb {
 		return sa < sb
 	}
+	// An array parent (123[]) before its subjobs, subjobs by index.
+	_, ia, okA := SplitArrayID(a)
+	_, ib, okB := SplitArrayID(b)
+	if okA && okB && ia != ib {
+		na, errA := strconv.ParseInt(ia, 10, 64)
+		nb, errB := strconv.ParseInt(ib, 10, 64)
+		switch {
+		case ia == "":
+			return true
+		case ib == "":
+			return false
+		case errA == nil && errB == nil:
+			return na < nb
+		}
+	}
 	return a < b
 }
 

@@ -1,6 +1,7 @@
 package mom
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/strata-hpc/strata/model"
@@ -62,6 +63,10 @@ func jobEnvironment(j *model.Job, p jobEnvParams) []string {
 		env.set("PATH", defaultPath)
 	}
 	env.set("PBS_JOBID", j.ID)
+	if j.IsSubjob() {
+		env.set("PBS_ARRAY_INDEX", strconv.FormatInt(j.ArrayIndex, 10))
+		env.set("PBS_ARRAY_ID", j.ArrayID)
+	}
 	env.set("PBS_JOBNAME", j.Name)
 	env.set("PBS_QUEUE", j.Queue)
 	if wd := j.EnvValue("PBS_O_WORKDIR"); wd != "" {

@@ -41,7 +41,7 @@ type JobKey struct {
 	Formula       float64
 	Vals          []float64 // one per SortKeys entry
 	Priority      int
-	Seq           int64
+	Seq           int64 // the order rank: Seq unless qorder swapped it
 	Qtime         int64
 	Index         int64 // array subjob index, -1 when not a subjob
 	ID            string
@@ -49,7 +49,7 @@ type JobKey struct {
 
 // Key computes j's sort key under o.
 func (o JobOrder) Key(j *model.Job) JobKey {
-	k := JobKey{Queue: j.Queue, Priority: j.Priority, Seq: j.Seq, Qtime: j.Qtime, Index: subjobIndex(j.ID), ID: j.ID}
+	k := JobKey{Queue: j.Queue, Priority: j.Priority, Seq: j.OrderRank(), Qtime: j.Qtime, Index: subjobIndex(j.ID), ID: j.ID}
 	if o.ByQueue || o.RoundRobin {
 		k.QueuePriority = o.QueuePriority[j.Queue]
 	}

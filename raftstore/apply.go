@@ -2,6 +2,7 @@ package raftstore
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
@@ -59,6 +60,8 @@ func (w *writer) apply(cmd Command) any {
 		return w.markVnodes(c)
 	case *Manage:
 		return w.manage(c)
+	case *OrderJobs:
+		return w.orderJobs(c)
 	}
 	return fmt.Errorf("no handler for %s", cmd.Type())
 }
@@ -182,6 +185,12 @@ func (w *writer) submit(c *SubmitJob) any {
 	j.Deps = pending
 	j.Seq = m.NextSeq
 	j.ID = model.FormatJobID(j.Seq, m.Config.Name)
+	rank := j.Seq
+	j.Rank = &rank
+	if j.Array != nil {
+		j.ID = model.FormatArrayID(j.Seq, m.Config.Name)
+		initArray(j)
+	}
 	j.Server = m.Config.Name
 	m.NextSeq++
 	if max := m.Config.MaxJobSequenceID; max > 0 && m.NextSeq > max {
@@ -191,8 +200,15 @@ func (w *writer) submit(c *SubmitJob) any {
 
 	seq := model.SeqOf(j.ID)
 	workdir := j.EnvValue("PBS_O_WORKDIR")
-	j.Output = defaultPath(j.Output, j.SubmitHost, workdir, j.Name+".o"+seq, j.ID+".OU")
-	j.Error = defaultPath(j.Error, j.SubmitHost, workdir, j.Name+".e"+seq, j.ID+".ER")
+	suffix, dirID := "", j.ID
+	if j.Array != nil {
+		// Subjobs write <name>.o<seq>.<index>; NewSubjob fills the marker in.
+		suffix = "." + model.ArrayIndexMarker
+		dirID = model.SubjobID(j.ID, 0)
+		dirID = strings.Replace(dirID, "[0]", "["+model.ArrayIndexMarker+"]", 1)
+	}
+	j.Output = defaultPath(j.Output, j.SubmitHost, workdir, j.Name+".o"+seq+suffix, dirID+".OU")
+	j.Error = defaultPath(j.Error, j.SubmitHost, workdir, j.Name+".e"+seq+suffix, dirID+".ER")
 	j.Ctime, j.Qtime, j.Mtime, j.Etime = c.Now, c.Now, c.Now, c.Now
 	if j.Hold == "" {
 		j.Hold = "n"
@@ -239,7 +255,7 @@ func (w *writer) plan(c *ApplyPlan) any {
 	}
 	for _, jc := range c.Comments {
 		j := w.job(jc.JobID)
-		if j == nil || j.State != model.StateQueued {
+		if j == nil || !schedulable(j) {
 			continue
 		}
 		j = j.Copy()
@@ -251,7 +267,7 @@ func (w *writer) plan(c *ApplyPlan) any {
 	}
 	for _, e := range c.Estimates {
 		j := w.job(e.JobID)
-		if j == nil || j.State != model.StateQueued {
+		if j == nil || !schedulable(j) {
 			continue
 		}
 		j = j.Copy()
@@ -264,6 +280,11 @@ func (w *writer) plan(c *ApplyPlan) any {
 // run applies one run decision if it still fits the state.
 func (w *writer) run(r *RunJob, now int64) bool {
 	j := w.job(r.JobID)
+	var parent *model.Job
+	if j == nil {
+		// A subjob starts: its record is made from the parent now.
+		j, parent = w.pendingSubjob(r.JobID)
+	}
 	if j == nil || j.State != model.StateQueued || len(r.Exec) == 0 {
 		return false
 	}
@@ -333,6 +354,9 @@ func (w *writer) run(r *RunJob, now int64) bool {
 	j.Comment = fmt.Sprintf("Job run at %s on %s", pbsTime(now), j.ExecVnode(w.meta().Config.Defs))
 	note(j, now, "Job Run at request of Scheduler on exec_vnode %s", j.ExecVnode(w.meta().Config.Defs))
 	w.putJob(j)
+	if parent != nil {
+		w.subjobStarted(parent, j, now)
+	}
 	w.parentChanged(j, now) // releases "after" dependents
 	return true
 }

@@ -45,7 +45,7 @@ func (w *writer) resolveDeps(deps []model.Dep) (pending, before []model.Dep, err
 func depOutcome(typ string, p *model.Job) (decided, satisfied bool) {
 	ran := p.Exit != nil
 	switch {
-	case typ == "after" && (p.IsRunning() || ran):
+	case typ == "after" && (p.IsRunning() || p.State == model.StateBegun || ran):
 		return true, true
 	case typ == "after" && p.IsFinished():
 		return true, false

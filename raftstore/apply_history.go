@@ -35,6 +35,8 @@ func evalState(j *model.Job, now int64) {
 		j.State, j.Substate = model.StateHeld, model.SubHeld
 	case j.ExecTime > now:
 		j.State, j.Substate = model.StateWaiting, model.SubWaiting
+	case j.Array != nil && j.Array.Begun():
+		j.State, j.Substate = model.StateBegun, model.SubArrayBegun
 	default:
 		j.State, j.Substate = model.StateQueued, model.SubQueued
 	}

@@ -275,6 +275,9 @@ func (w *writer) rerunJob(c *RerunJob) any {
 
 func (w *writer) runJobNow(c *RunJobNow) any {
 	j, err := w.liveJob(c.Run.JobID)
+	if sub, _ := w.pendingSubjob(c.Run.JobID); err != nil && sub != nil {
+		j, err = sub, nil // a queued subjob: run makes its record
+	}
 	if err != nil {
 		return err
 	}

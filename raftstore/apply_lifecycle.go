@@ -176,6 +176,9 @@ func (w *writer) finish(j *model.Job, exit int, used map[string]string, detail s
 // Jobs that depend on it are settled in the same transaction.
 func (w *writer) toHistory(j *model.Job) {
 	j.State = model.StateFinished
+	if j.IsSubjob() {
+		j.State, j.Substate = model.StateExpired, model.SubExpired
+	}
 	j.Deps = nil
 	if !w.meta().Config.JobHistoryEnable {
 		w.deleteJobRow(j)
@@ -183,6 +186,9 @@ func (w *writer) toHistory(j *model.Job) {
 		w.putJob(j)
 	}
 	w.parentChanged(j, j.Mtime)
+	if j.IsSubjob() {
+		w.subjobEnded(j, j.Mtime)
+	}
 }
 
 // lose handles a job whose execution was lost or could not start: a
@@ -233,6 +239,9 @@ func addHold(h, t string) string {
 // --- qdel -----------------------------------------------------------------
 
 func (w *writer) deleteJob(c *DeleteJob) any {
+	if res, ok := w.deleteArrayID(c); ok {
+		return res
+	}
 	j := w.job(c.JobID)
 	if j == nil {
 		return model.Errorf(model.PBSEUnknownJobID, "")
@@ -265,6 +274,9 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 			w.deleteJobRow(j)
 			j.State = model.StateFinished
 			w.parentChanged(j, c.Now)
+			if j.IsSubjob() {
+				w.subjobEnded(j, c.Now)
+			}
 			return nil
 		}
 		w.toHistory(j)
@@ -282,11 +294,13 @@ func (w *writer) requeueJobs(c *RequeueJobs) any {
 }
 
 func (w *writer) purge(c *PurgeHistory) any {
-	it, _ := w.txn.Get(tableJobs, "state", model.StateFinished)
 	var old []*model.Job
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		if j := raw.(*model.Job); j.Obit < c.Before {
-			old = append(old, j)
+	for _, state := range []string{model.StateFinished, model.StateExpired} {
+		it, _ := w.txn.Get(tableJobs, "state", state)
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			if j := raw.(*model.Job); j.Obit < c.Before {
+				old = append(old, j)
+			}
 		}
 	}
 	for _, j := range old {

@@ -32,6 +32,7 @@ const (
 	ReleaseWaitingType
 	MarkVnodesType
 	ManageType
+	OrderJobsType
 )
 
 func (t MessageType) String() string {
@@ -74,6 +75,8 @@ func (t MessageType) String() string {
 		return "MarkVnodes"
 	case ManageType:
 		return "Manage"
+	case OrderJobsType:
+		return "OrderJobs"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -257,6 +260,8 @@ func decode(data []byte) (Command, error) {
 		c = &MarkVnodes{}
 	case ManageType:
 		c = &Manage{}
+	case OrderJobsType:
+		c = &OrderJobs{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

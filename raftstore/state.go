@@ -43,6 +43,7 @@ func schema() *memdb.DBSchema {
 			"ms":    {Name: "ms", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "MSHost"}},
 			"token": {Name: "token", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "Token"}},
 			"dep":   {Name: "dep", AllowMissing: true, Indexer: depIndexer{}},
+			"array": {Name: "array", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "ArrayID"}},
 		}},
 		tableVnodes: {Name: tableVnodes, Indexes: map[string]*memdb.IndexSchema{
 			"id":   {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Name"}},
@@ -151,7 +152,23 @@ func (s *StateSnapshot) collectJobs(index string, args ...any) []*model.Job {
 }
 
 func sortJobs(jobs []*model.Job) {
-	sort.Slice(jobs, func(i, j int) bool { return jobs[i].Seq < jobs[j].Seq })
+	// Subjobs share their parent's Seq: the parent first, then by index.
+	sort.Slice(jobs, func(i, j int) bool {
+		a, b := jobs[i], jobs[j]
+		if a.Seq != b.Seq {
+			return a.Seq < b.Seq
+		}
+		if a.IsSubjob() != b.IsSubjob() {
+			return !a.IsSubjob()
+		}
+		return a.ArrayIndex < b.ArrayIndex
+	})
+}
+
+// Subjobs returns the records of an array's subjobs (started ones), by
+// index.
+func (s *StateSnapshot) Subjobs(parentID string) []*model.Job {
+	return s.collectJobs("array", parentID)
 }
 
 // JobByToken returns the job submitted with a token, or nil.

@@ -63,6 +63,10 @@ func Schedule(s *Snapshot) *Plan {
 			c.clearTop(j)
 			continue // judged impossible and nothing changed since
 		}
+		if j.Array != nil {
+			c.considerArray(j, r.Formula)
+			continue
+		}
 		c.consider(j, r.Formula)
 	}
 	return c.plan

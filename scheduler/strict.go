@@ -22,16 +22,23 @@ const (
 // OpenPBS (issue #2518's estimate in the year 13429). Held jobs and jobs
 // waiting on dependencies are not in state Q and never reach here.
 func (c *cycle) consider(j *model.Job, formula float64) {
+	c.considerAs(j, formula, j.ID)
+}
+
+// considerAs is consider with the id a run decision names: j's own, or a
+// subjob of array parent j (see array.go). Comments and estimates always
+// go to j. It reports whether the job was started.
+func (c *cycle) considerAs(j *model.Job, formula float64, runID string) bool {
 	cfg := &c.snap.Config
 	if cfg.StrictOrdering && (c.blockAll || c.blockQ[j.Queue]) {
 		c.comment(j, prefixNotRunning+msgStrictOrder, false)
 		c.clearTop(j)
-		return
+		return false
 	}
 	if cfg.JobSortFormula != nil && cfg.FormulaThreshold != nil && formula <= *cfg.FormulaThreshold {
 		c.comment(j, prefixNotRunning+msgThreshold, false)
 		c.clearTop(j)
-		return
+		return false
 	}
 	// Seam for limits (max_run and friends): a limited job gets its
 	// comment here and returns, exactly like the threshold above.
@@ -55,8 +62,8 @@ func (c *cycle) consider(j *model.Job, formula float64) {
 		var exec []model.ExecChunk
 		exec, v = c.run(cl, dur)
 		if v == ran {
-			c.plan.Runs = append(c.plan.Runs, Decision{JobID: j.ID, Exec: exec, Exclusive: cl.excl})
-			return
+			c.plan.Runs = append(c.plan.Runs, Decision{JobID: runID, Exec: exec, Exclusive: cl.excl})
+			return true
 		}
 		if v == noFit {
 			cl.failed = true
@@ -70,7 +77,7 @@ func (c *cycle) consider(j *model.Job, formula float64) {
 	c.comment(j, text, never)
 	if !cfg.StrictOrdering || never {
 		c.clearTop(j)
-		return
+		return false
 	}
 	depth, own := c.depth(j.Queue)
 	if depth == 0 {
@@ -85,11 +92,11 @@ func (c *cycle) consider(j *model.Job, formula float64) {
 			c.blockAll = true
 		}
 		c.clearTop(j)
-		return
+		return false
 	}
 	if c.topCount(j.Queue, own) >= depth {
 		c.clearTop(j) // slots used up: neither protected nor blocking
-		return
+		return false
 	}
 	if !known {
 		dur = c.duration(j)
@@ -99,7 +106,7 @@ func (c *cycle) consider(j *model.Job, formula float64) {
 		// No start found (e.g. it needs vnodes held for ever): like
 		// OpenPBS, it takes no slot.
 		c.clearTop(j)
-		return
+		return false
 	}
 	if own {
 		if c.topQueue == nil {
@@ -110,6 +117,7 @@ func (c *cycle) consider(j *model.Job, formula float64) {
 		c.topAll++
 	}
 	c.setEstimate(j, est)
+	return false
 }
 
 // comment records a job's comment when it changed (always for never-run,

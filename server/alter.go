@@ -15,7 +15,7 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 	if err := decodeBody(r, &req); err != nil {
 		return nil, err
 	}
-	j, cfg, err := s.targetJob(r, id)
+	j, cfg, err := s.targetWhole(r, id)
 	if err != nil {
 		return nil, err
 	}

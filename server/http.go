@@ -24,6 +24,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST "+v+"/jobs/{id}/delete", s.wrap(s.handleDelete, false))
 	mux.Handle("GET "+v+"/nodes", s.wrap(s.handleNodes, false))
 	s.jobOpRoutes(mux)
+	s.orderRoutes(mux)
 	s.manageRoutes(mux)
 	mux.Handle("GET "+v+"/server", s.wrap(s.handleServer, false))
 	mux.Handle("POST "+v+"/agent/register", s.wrap(s.handleRegister, true))
@@ -127,29 +128,44 @@ func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request, id *Identity
 	snap := s.state()
 	cfg := snap.Config()
 	history := r.URL.Query().Get("history") != ""
+	subjobs := r.URL.Query().Get("subjobs") != ""
 	ids := r.URL.Query()["id"]
 	seeAll := cfg.QueryOtherJobs || isOperator(id, &cfg)
 	var jobs []*model.Job
 	if len(ids) > 0 {
 		for _, jid := range ids {
-			j := snap.Job(jid)
+			var found []*model.Job
+			var j *model.Job
+			if subjobs {
+				found, j = jobsForID(snap, jid)
+			} else if j = lookupJob(snap, jid); j != nil {
+				found = []*model.Job{j}
+			}
 			if j == nil {
 				return nil, model.Err(model.PBSEUnknownJobID)
 			}
 			if !seeAll && j.User != id.User {
 				return nil, model.Err(model.PBSEPerm)
 			}
-			if j.IsFinished() && !history {
+			// A finished subjob of a live array is shown, as the
+			// parent keeps its state (X).
+			if j.IsFinished() && !history && !(j.IsSubjob() && liveParent(snap, j)) {
 				return nil, model.Err(model.PBSEHistJobID)
 			}
-			jobs = append(jobs, j)
+			jobs = append(jobs, found...)
 		}
 	} else {
 		for _, j := range snap.Jobs() {
+			if j.IsSubjob() {
+				continue // listed after their parent, with -t only
+			}
 			if (j.IsFinished() && !history) || (!seeAll && j.User != id.User) {
 				continue
 			}
 			jobs = append(jobs, j)
+			if subjobs && j.Array != nil {
+				jobs = append(jobs, expandSubjobs(snap, j, j.Array.Start, j.Array.End, 1)...)
+			}
 		}
 	}
 	out := make([]*model.Job, len(jobs))
@@ -170,6 +186,10 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, id *Identi
 	snap := s.state()
 	cfg := snap.Config()
 	j := snap.Job(jid)
+	if j == nil {
+		// A subjob without a record or a range: the parent decides.
+		j = parentOf(snap, jid)
+	}
 	if j == nil {
 		return nil, model.Err(model.PBSEUnknownJobID)
 	}

@@ -36,7 +36,7 @@ func requestor(id *Identity) string { return id.User + "@" + id.Host }
 func (s *Server) targetJob(r *http.Request, id *Identity) (*model.Job, *model.ServerConfig, error) {
 	snap := s.state()
 	cfg := snap.Config()
-	j := snap.Job(r.PathValue("id"))
+	j := lookupJob(snap, r.PathValue("id"))
 	if j == nil {
 		return nil, nil, model.Err(model.PBSEUnknownJobID)
 	}
@@ -75,7 +75,7 @@ func (s *Server) holdOrRelease(r *http.Request, id *Identity, hold bool) (any, e
 	if err := decodeBody(r, &req); err != nil {
 		return nil, err
 	}
-	j, cfg, err := s.targetJob(r, id)
+	j, cfg, err := s.targetWhole(r, id)
 	if err != nil {
 		return nil, err
 	}
@@ -99,21 +99,33 @@ func (s *Server) handleSignal(w http.ResponseWriter, r *http.Request, id *Identi
 	if err := decodeBody(r, &req); err != nil {
 		return nil, err
 	}
-	j, cfg, err := s.targetJob(r, id)
+	// An array or a range signals its running subjobs.
+	snap := s.state()
+	cfg := snap.Config()
+	targets, err := signalTargets(snap, r.PathValue("id"))
 	if err != nil {
 		return nil, err
+	}
+	for _, j := range targets {
+		if !mayModify(id, j, &cfg) {
+			return nil, model.Err(model.PBSEPerm)
+		}
 	}
 	sig, err := normalizeSignal(req.Signal)
 	if err != nil {
 		return nil, err
 	}
 	if strings.HasSuffix(sig, "suspend") || strings.HasSuffix(sig, "resume") {
-		if !isOperator(id, cfg) {
+		if !isOperator(id, &cfg) {
 			return nil, model.Err(model.PBSEPerm)
 		}
 	}
-	_, err = s.apply(&raftstore.SignalJob{JobID: j.ID, Signal: sig, Requestor: requestor(id), Now: s.now().Unix()})
-	return nil, err
+	for _, j := range targets {
+		if _, err := s.apply(&raftstore.SignalJob{JobID: j.ID, Signal: sig, Requestor: requestor(id), Now: s.now().Unix()}); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
 }
 
 // normalizeSignal accepts SIGKILL, KILL, 9 and the special names, and
@@ -148,7 +160,7 @@ func (s *Server) handleMove(w http.ResponseWriter, r *http.Request, id *Identity
 	if err := decodeBody(r, &req); err != nil {
 		return nil, err
 	}
-	j, cfg, err := s.targetJob(r, id)
+	j, cfg, err := s.targetWhole(r, id)
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ func buildSnapshot(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot
 	// submission) so the limit keeps the jobs the scheduler would pick.
 	allow := runAllowance(&cfg, in.Running)
 	order := policy.JobOrder{ByQueue: in.Config.ByQueue, QueuePriority: queuePriorities(cfg.Queues)}
-	for _, j := range order.SortJobs(snap.JobsInState(model.StateQueued)) {
+	for _, j := range order.SortJobs(schedulableJobs(snap)) {
 		if q, ok := cfg.Queues[j.Queue]; ok && q.Started && allow(j) {
 			in.Queued = append(in.Queued, j)
 		}

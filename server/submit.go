@@ -102,6 +102,14 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 	if j.Depend, j.Deps, err = parseDepend(req.Depend, cfg.Name); err != nil {
 		return nil, err
 	}
+	if req.ArrayIndices != "" {
+		if j.Array, err = model.ParseArraySpec(req.ArrayIndices); err != nil {
+			return nil, model.Errorf(model.PBSEBadAttrVal, " array_indices_submitted")
+		}
+		if err := checkArraySize(j, cfg); err != nil {
+			return nil, err
+		}
+	}
 	if j.EnvValue("PBS_O_WORKDIR") == "" {
 		j.Env = append(j.Env, model.EnvVar{Name: "PBS_O_WORKDIR", Value: req.Workdir})
 	}

@@ -125,7 +125,10 @@ func altRow(j *model.Job, w altWidths, o altOpts, now time.Time) string {
 // estStart is -T's column. The estimate comes from the scheduler's
 // calendar; a job without one shows "--".
 func estStart(j *model.Job, now time.Time) string {
-	return ""
+	if j.IsRunning() {
+		return ""
+	}
+	return formatEstStart(j.EstStart, now)
 }
 
 func first5(s string) string {

@@ -97,10 +97,12 @@ func jobAttrs(j *model.Job, defs model.ResourceDefs, loc *time.Location) []attr 
 	}
 	add("comment", j.Comment)
 	addTime("etime", j.Etime)
+	out = append(out, estimateAttrs(j, defs, loc)...)
 	add("run_count", strconv.Itoa(j.RunCount))
 	if j.Exit != nil {
 		add("Exit_status", strconv.Itoa(*j.Exit))
 	}
+	out = append(out, arrayAttrs(j)...)
 	add("Submit_arguments", j.SubmitArgs)
 	out = append(out, attr{Name: "project", Value: or(j.Project, defaultProject), AsString: true})
 	add("Submit_Host", j.SubmitHost)

@@ -30,6 +30,7 @@ const qstatSpec optSpec = "1aBD:EfF:GHiJMnpqQrstTu:wx"
 // qstatOpts are qstat's options.
 type qstatOpts struct {
 	full, wide, history, percent, arraysOnly bool
+	subjobs                                  bool   // -t
 	format                                   string // "", "json" or "dsv"
 	delim                                    string
 
@@ -125,6 +126,7 @@ func parseQstat(args []string) (qstatOpts, []string, error) {
 		o.history = c.Bool("x") || c.Bool("H")
 		o.percent = c.Bool("p")
 		o.arraysOnly = c.Bool("J")
+		o.subjobs = c.Bool("t")
 		o.format = c.String("F")
 		o.delim = "|"
 		if c.IsSet("D") {
@@ -155,7 +157,7 @@ type qstatResult struct {
 // all lists every job; it returns the exit status, or -1 after a
 // connection failure.
 func (r *qstatResult) all(ctx context.Context, env *Env, s *session, o qstatOpts) int {
-	resp, err := s.client.Jobs(ctx, nil, o.history)
+	resp, err := queryJobs(ctx, s, nil, o)
 	if err != nil {
 		return qstatError(env, err, "")
 	}
@@ -166,7 +168,7 @@ func (r *qstatResult) all(ctx context.Context, env *Env, s *session, o qstatOpts
 		return 0
 	}
 	for _, j := range resp.Jobs {
-		if o.history || !j.IsFinished() {
+		if o.history || !j.IsFinished() || j.IsSubjob() {
 			r.jobs = append(r.jobs, j)
 		}
 	}
@@ -198,7 +200,7 @@ func (r *qstatResult) each(ctx context.Context, env *Env, s *session, o qstatOpt
 		if err != nil {
 			return qstatError(env, err, "")
 		}
-		resp, err := s.client.Jobs(ctx, []string{full}, o.history)
+		resp, err := queryJobs(ctx, s, []string{full}, o)
 		if err != nil {
 			if c := qstatError(env, err, full); c < 0 {
 				return c
@@ -214,7 +216,7 @@ func (r *qstatResult) each(ctx context.Context, env *Env, s *session, o qstatOpt
 			continue
 		}
 		for _, j := range resp.Jobs {
-			if !o.history && j.IsFinished() {
+			if !o.history && j.IsFinished() && !j.IsSubjob() {
 				code = jobFinished(env, j.ID)
 				continue
 			}
@@ -250,7 +252,7 @@ func isDestination(op string) bool {
 // unknown queue is "Unknown queue" (170).
 func (r *qstatResult) destination(ctx context.Context, env *Env, s *session, o qstatOpts, dest string) int {
 	queue, _, _ := strings.Cut(dest, "@")
-	resp, err := s.client.Jobs(ctx, nil, o.history)
+	resp, err := queryJobs(ctx, s, nil, o)
 	if err != nil {
 		return qstatError(env, err, "")
 	}
@@ -267,7 +269,7 @@ func (r *qstatResult) destination(ctx context.Context, env *Env, s *session, o q
 	}
 	var found []*model.Job
 	for _, j := range resp.Jobs {
-		if (queue == "" || j.Queue == queue) && (o.history || !j.IsFinished()) {
+		if (queue == "" || j.Queue == queue) && (o.history || !j.IsFinished() || j.IsSubjob()) {
 			found = append(found, j)
 		}
 	}
@@ -325,15 +327,9 @@ func qstatError(env *Env, err error, id string) int {
 
 // renderQstat formats the jobs found.
 func renderQstat(env *Env, s *session, r *qstatResult, o qstatOpts) string {
-	jobs := r.jobs
-	if o.arraysOnly {
-		var arrays []*model.Job
-		for _, j := range jobs {
-			if strings.Contains(j.ID, "[]") {
-				arrays = append(arrays, j)
-			}
-		}
-		jobs = arrays
+	jobs := selectArrays(r.jobs, o)
+	if o.altOpts.estimate {
+		jobs = byEstimatedStart(jobs)
 	}
 	defs := r.info.Defs
 	if len(defs) == 0 {

@@ -17,7 +17,7 @@ const qsubSpec optSpec = "a:A:c:C:e:fhIj:J:k:l:m:M:N:o:p:P:q:r:R:S:u:v:VW:Xz"
 // qsubUnsupported are options this release parses but cannot honour yet; a
 // job submitted without them would silently behave differently, so qsub
 // refuses them.
-const qsubUnsupported = "cIJRuX"
+const qsubUnsupported = "cIRuX"
 
 // qsubOpts is one source's options (command line or directives).
 type qsubOpts struct {
@@ -186,6 +186,10 @@ func checkQsubValue(f byte, v string) error {
 		}
 	case 'm':
 		if !validLetters(v, "abej", "n") {
+			return errIllegalOpt(f)
+		}
+	case 'J':
+		if _, err := model.ParseArraySpec(v); err != nil {
 			return errIllegalOpt(f)
 		}
 	case 'e', 'o', 'S', 'A', 'P', 'M', 'q':

@@ -30,6 +30,7 @@ func Commands() []*cli.Command {
 		command("qmove", "move batch jobs to another queue", Qmove),
 		command("qrerun", "requeue running batch jobs", Qrerun),
 		command("qrun", "run batch jobs now", Qrun),
+		command("qorder", "exchange the order of two batch jobs", Qorder),
 		command("tracejob", "show the life of a batch job", Tracejob),
 		command("qmgr", "administer the server's configuration", Qmgr),
 	}

@@ -1,0 +1,122 @@
+package pbscmd
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// queryJobs asks for jobs; with -t (or for a range of subjobs) every array
+// parent comes with all its subjobs.
+func queryJobs(ctx context.Context, s *session, ids []string, o qstatOpts) (*api.JobsResponse, error) {
+	ranges := false
+	for _, id := range ids {
+		if _, inside, ok := model.SplitArrayID(id); ok && strings.ContainsAny(inside, "-:") {
+			ranges = true
+		}
+	}
+	if !o.subjobs && !ranges {
+		return s.client.Jobs(ctx, ids, o.history)
+	}
+	ac, err := arrayClient(s)
+	if err != nil {
+		return nil, err
+	}
+	return ac.JobsWithSubjobs(ctx, ids, o.history)
+}
+
+// selectArrays applies -J: only array parents, or with -t only subjobs.
+func selectArrays(jobs []*model.Job, o qstatOpts) []*model.Job {
+	if !o.arraysOnly {
+		return jobs
+	}
+	var out []*model.Job
+	for _, j := range jobs {
+		if (o.subjobs && j.IsSubjob()) || (!o.subjobs && j.IsArray()) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// byEstimatedStart orders jobs for -T: jobs with an estimated start first,
+// earliest first; the rest after them in their previous order.
+func byEstimatedStart(jobs []*model.Job) []*model.Job {
+	out := append([]*model.Job(nil), jobs...)
+	sort.SliceStable(out, func(a, b int) bool {
+		ea, eb := out[a].EstStart, out[b].EstStart
+		switch {
+		case ea == 0:
+			return false
+		case eb == 0:
+			return true
+		}
+		return ea < eb
+	})
+	return out
+}
+
+// formatEstStart is -T's "Est Start" column (5 characters, as OpenPBS
+// prints it): empty without an estimate, "Now" when due, the time of day
+// within a day, weekday and hour within a week, the month within the year,
+// the year beyond.
+func formatEstStart(est int64, now time.Time) string {
+	if est == 0 {
+		return "" // shown as the table's " -- "
+	}
+	t := time.Unix(est, 0).In(now.Location())
+	switch d := t.Sub(now); {
+	case d <= 0:
+		return "Now"
+	case d < 24*time.Hour:
+		return t.Format("15:04")
+	case d < 7*24*time.Hour:
+		return t.Format("Mon")[:2] + " " + t.Format("15")
+	case t.Year() == now.Year():
+		return t.Format("Jan")
+	}
+	return t.Format("2006")
+}
+
+// arrayAttrs are the array attributes of qstat -f: a parent's array,
+// array_state_count, array_indices_submitted, array_indices_remaining and
+// max_run_subjobs; a subjob's array_id and array_index.
+func arrayAttrs(j *model.Job) []attr {
+	switch {
+	case j.IsArray():
+		a := j.Array
+		queued := a.Queued.Count()
+		done := a.Done.Count()
+		out := []attr{
+			{Name: "array", Value: "True"},
+			{Name: "array_state_count", Value: fmt.Sprintf("Queued:%d Running:%d Exiting:0 Expired:%d", queued, a.Running(), done)},
+			{Name: "array_indices_submitted", Value: a.Submitted()},
+			{Name: "array_indices_remaining", Value: a.Indices(a.Queued)},
+		}
+		if a.MaxRun > 0 {
+			out = append(out, attr{Name: "max_run_subjobs", Value: fmt.Sprint(a.MaxRun)})
+		}
+		return out
+	case j.IsSubjob():
+		return []attr{{Name: "array_id", Value: j.ArrayID}, {Name: "array_index", Value: fmt.Sprint(j.ArrayIndex)}}
+	}
+	return nil
+}
+
+// estimateAttrs are a top job's estimated.exec_vnode and
+// estimated.start_time.
+func estimateAttrs(j *model.Job, defs model.ResourceDefs, loc *time.Location) []attr {
+	if j.EstStart == 0 {
+		return nil
+	}
+	var out []attr
+	if len(j.EstExec) > 0 {
+		out = append(out, attr{Name: "estimated", Resource: "exec_vnode", Value: j.EstExecVnode(defs)})
+	}
+	return append(out, attr{Name: "estimated", Resource: "start_time", Value: formatCtime(j.EstStart, loc)})
+}

@@ -1,0 +1,39 @@
+package model
+
+import "testing"
+
+func TestIndexSetOps(t *testing.T) {
+	var s IndexSet
+	s = s.Add(0, 9).Add(20, 29).Add(10, 19)
+	if len(s) != 1 || s.Count() != 30 {
+		t.Fatalf("adjacent spans not merged: %v", s)
+	}
+	s = s.Remove(5, 7)
+	if len(s) != 2 || s.Count() != 27 || s.Contains(6) || !s.Contains(8) {
+		t.Fatalf("remove: %v", s)
+	}
+	if got := s.Intersect(3, 9); got.Count() != 4 {
+		t.Fatalf("intersect: %v", got)
+	}
+	a, err := ParseArraySpec("1-9:2%3")
+	if err != nil || a.Size() != 5 || a.MaxRun != 3 {
+		t.Fatalf("spec: %+v %v", a, err)
+	}
+	if got := a.Indices(IndexSet{{0, 0}, {2, 4}}); got != "1,5-9:2" {
+		t.Fatalf("indices = %s", got)
+	}
+	for _, bad := range []string{"5-1", "1", "a-b", "1-5:0", "1-5%0", "-1-5"} {
+		if _, err := ParseArraySpec(bad); err == nil {
+			t.Errorf("ParseArraySpec(%q) accepted", bad)
+		}
+	}
+	if SubjobID("7[].svr", 3) != "7[3].svr" {
+		t.Fatal(SubjobID("7[].svr", 3))
+	}
+	if p, in, ok := SplitArrayID("7[3-5].svr"); !ok || p != "7[].svr" || in != "3-5" {
+		t.Fatalf("split: %s %s %v", p, in, ok)
+	}
+	if !LessJobID("7[].svr", "7[2].svr") || !LessJobID("7[2].svr", "7[10].svr") {
+		t.Fatal("subjob order")
+	}
+}

@@ -1,0 +1,261 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// schedulableJobs are the scheduler's candidates before limits and queue
+// state: queued jobs and the array parents that have begun and still have
+// queued subjobs.
+func schedulableJobs(snap *raftstore.StateSnapshot) []*model.Job {
+	out := snap.JobsInState(model.StateQueued)
+	for _, j := range snap.JobsInState(model.StateBegun) {
+		if j.Array != nil && len(j.Array.Queued) > 0 {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// checkArraySize enforces max_array_size (default 10000) on a submission.
+func checkArraySize(j *model.Job, cfg *model.ServerConfig) error {
+	if j.Array == nil {
+		return nil
+	}
+	limit := cfg.MaxArraySize
+	if limit <= 0 {
+		limit = model.DefaultMaxArraySize
+	}
+	if j.Array.Size() > limit {
+		return model.Err(model.PBSEArrayTooLarge)
+	}
+	if !j.Rerun {
+		// An array job must be rerunnable (pbs-cli.md §2).
+		return model.Errorf(model.PBSEBadAttrVal, " Rerunable")
+	}
+	return nil
+}
+
+// lookupJob finds the job an id names: a stored record, or a view of a
+// subjob that has no record (queued, or done without history) built from
+// its parent. nil when the id names nothing.
+func lookupJob(snap *raftstore.StateSnapshot, id string) *model.Job {
+	if j := snap.Job(id); j != nil {
+		return j
+	}
+	pid, inside, ok := model.SplitArrayID(id)
+	if !ok || inside == "" {
+		return nil
+	}
+	p := snap.Job(pid)
+	if p == nil || p.Array == nil {
+		return nil
+	}
+	idx, err := strconv.ParseInt(inside, 10, 64)
+	if err != nil {
+		return nil
+	}
+	o, ok := p.Array.Ordinal(idx)
+	if !ok {
+		return nil
+	}
+	s := p.NewSubjob(idx)
+	switch {
+	case p.Array.Queued.Contains(o):
+		if p.State == model.StateHeld || p.State == model.StateWaiting {
+			s.State, s.Substate = p.State, p.Substate
+		}
+	case p.Array.Done.Contains(o):
+		s.State, s.Substate = model.StateExpired, model.SubExpired
+	default:
+		return nil
+	}
+	return s
+}
+
+// parentOf returns the array parent named by a subjob or range id, or nil.
+func parentOf(snap *raftstore.StateSnapshot, id string) *model.Job {
+	pid, _, ok := model.SplitArrayID(id)
+	if !ok {
+		return nil
+	}
+	if p := snap.Job(pid); p != nil && p.Array != nil {
+		return p
+	}
+	return nil
+}
+
+// isRangeID reports whether id names a range of subjobs (seq[a-b]).
+func isRangeID(id string) bool {
+	_, inside, ok := model.SplitArrayID(id)
+	if !ok {
+		return false
+	}
+	for _, r := range inside {
+		if r == '-' || r == ':' {
+			return true
+		}
+	}
+	return false
+}
+
+// refuseSubjob is the answer of qhold, qrls, qalter and qorder to a subjob
+// or range: they take whole jobs and arrays only.
+func refuseSubjob(id string) error {
+	if _, inside, ok := model.SplitArrayID(id); ok && inside != "" {
+		return model.Errorf(model.PBSEInvalidRequest, " (subjobs and ranges are not accepted; name the whole array %s)", arrayParentHint(id))
+	}
+	return nil
+}
+
+func arrayParentHint(id string) string {
+	pid, _, _ := model.SplitArrayID(id)
+	return pid
+}
+
+// signalTargets lists the subjobs a qsig of a parent or range signals:
+// only those running (R or S). Other ids name one job.
+func signalTargets(snap *raftstore.StateSnapshot, id string) ([]*model.Job, error) {
+	p := parentOf(snap, id)
+	_, inside, _ := model.SplitArrayID(id)
+	if p == nil || (inside != "" && !isRangeID(id)) {
+		j := lookupJob(snap, id)
+		if j == nil {
+			return nil, model.Err(model.PBSEUnknownJobID)
+		}
+		return []*model.Job{j}, nil
+	}
+	from, to, step := p.Array.Start, p.Array.End, int64(1)
+	if inside != "" {
+		var err error
+		if from, to, step, err = model.ParseIndexRange(inside); err != nil {
+			return nil, model.Err(model.PBSEUnknownJobID)
+		}
+	}
+	var out []*model.Job
+	for _, s := range snap.Subjobs(p.ID) {
+		if s.ArrayIndex < from || s.ArrayIndex > to || (s.ArrayIndex-from)%step != 0 {
+			continue
+		}
+		if s.State == model.StateRunning || s.State == model.StateSuspended {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, model.Err(model.PBSEBadState)
+	}
+	return out, nil
+}
+
+// orderRoutes adds qorder's route.
+func (s *Server) orderRoutes(mux *http.ServeMux) {
+	mux.Handle("POST "+api.Version+"/jobs/{id}/order", s.wrap(s.handleOrder, false))
+}
+
+// handleOrder is qorder: the job and req.Other swap places in the order.
+// The caller must be allowed to modify both.
+func (s *Server) handleOrder(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	var req api.OrderRequest
+	if err := decodeBody(r, &req); err != nil {
+		return nil, err
+	}
+	a, cfg, err := s.targetWhole(r, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseSubjob(req.Other); err != nil {
+		return nil, err
+	}
+	snap := s.state()
+	b := snap.Job(req.Other)
+	if b == nil {
+		return nil, model.Err(model.PBSEUnknownJobID)
+	}
+	if !mayModify(id, b, cfg) {
+		return nil, model.Err(model.PBSEPerm)
+	}
+	_, err = s.apply(&raftstore.OrderJobs{JobID: a.ID, Other: b.ID, Requestor: requestor(id), Now: s.now().Unix()})
+	return nil, err
+}
+
+// expandSubjobs lists the subjobs of parent p with indices in [from, to]
+// by step, in index order: their records where they exist, views built
+// from the parent otherwise (Q while queued, X once done).
+func expandSubjobs(snap *raftstore.StateSnapshot, p *model.Job, from, to, step int64) []*model.Job {
+	a := p.Array
+	rows := map[int64]*model.Job{}
+	for _, s := range snap.Subjobs(p.ID) {
+		rows[s.ArrayIndex] = s
+	}
+	lo, hi, ok := a.OrdinalRange(from, to)
+	if !ok {
+		return nil
+	}
+	var out []*model.Job
+	for o := lo; o <= hi; o++ {
+		idx := a.Index(o)
+		if (idx-from)%step != 0 {
+			continue
+		}
+		if s, ok := rows[idx]; ok {
+			out = append(out, s)
+			continue
+		}
+		var s *model.Job
+		switch {
+		case a.Queued.Contains(o):
+			s = p.NewSubjob(idx)
+			if p.State == model.StateHeld || p.State == model.StateWaiting {
+				s.State, s.Substate = p.State, p.Substate
+			}
+		case a.Done.Contains(o):
+			s = p.NewSubjob(idx)
+			s.State, s.Substate = model.StateExpired, model.SubExpired
+		default:
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// jobsForID answers one qstat operand with subjobs asked for (-t): a
+// parent and all its subjobs, a range's subjobs, or the one job named.
+func jobsForID(snap *raftstore.StateSnapshot, jid string) ([]*model.Job, *model.Job) {
+	p := parentOf(snap, jid)
+	_, inside, _ := model.SplitArrayID(jid)
+	switch {
+	case p != nil && inside == "":
+		return append([]*model.Job{p}, expandSubjobs(snap, p, p.Array.Start, p.Array.End, 1)...), p
+	case p != nil && isRangeID(jid):
+		from, to, step, err := model.ParseIndexRange(inside)
+		if err != nil {
+			return nil, nil
+		}
+		return expandSubjobs(snap, p, from, to, step), p
+	}
+	if j := lookupJob(snap, jid); j != nil {
+		return []*model.Job{j}, j
+	}
+	return nil, nil
+}
+
+// liveParent reports whether subjob j's array has not finished.
+func liveParent(snap *raftstore.StateSnapshot, j *model.Job) bool {
+	p := snap.Job(j.ArrayID)
+	return p != nil && !p.IsFinished()
+}
+
+// targetWhole is targetJob for the commands that take whole jobs and
+// arrays only (qhold, qrls, qalter, qmove, qorder).
+func (s *Server) targetWhole(r *http.Request, id *Identity) (*model.Job, *model.ServerConfig, error) {
+	if err := refuseSubjob(r.PathValue("id")); err != nil {
+		return nil, nil, err
+	}
+	return s.targetJob(r, id)
+}

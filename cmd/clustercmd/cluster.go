@@ -88,18 +88,21 @@ func start(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	exited := map[string]<-chan struct{}{}
 	for _, p := range layout.Procs {
 		if pidOf(dir, p.Name) != 0 {
 			continue
 		}
-		if err := launch(dir, exe, p); err != nil {
+		ch, err := launch(dir, exe, p)
+		if err != nil {
 			return cli.Exit(fmt.Sprintf("strata cluster: start %s: %v", p.Name, err), 1)
 		}
+		exited[p.Name] = ch
 	}
 	if err := writeEnv(dir, exe, layout); err != nil {
 		return err
 	}
-	if err := waitReady(c.Context, dir, layout, c.Duration("timeout")); err != nil {
+	if err := waitReady(c.Context, dir, layout, exited, c.Duration("timeout")); err != nil {
 		return cli.Exit("strata cluster: "+err.Error(), 1)
 	}
 	fmt.Fprintf(c.App.Writer, "cluster %s is up: %d processes; run: . %s/env\n", layout.ServerName, len(layout.Procs), dir)
@@ -188,25 +191,29 @@ mem = %q
 	return l, l.save(dir)
 }
 
-// launch starts one process in its own session so it outlives this command.
-func launch(dir, exe string, p Process) error {
+// launch starts one process in its own session so it outlives this
+// command. The returned channel closes if the process exits while this
+// command still runs: that, not a look at /proc (which can catch a process
+// in the middle of exec), is how a failed start is detected.
+func launch(dir, exe string, p Process) (<-chan struct{}, error) {
 	logf, err := os.OpenFile(p.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer logf.Close()
 	cmd := exec.Command(exe, p.Role, "--config", p.Config)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.WriteFile(pidFile(dir, p.Name), []byte(fmt.Sprintf("%d\n", cmd.Process.Pid)), 0o644); err != nil {
-		return err
+		cmd.Process.Kill()
+		return nil, err
 	}
-	// Reap the child if it dies while we wait, so pidOf sees it gone.
-	go cmd.Wait()
-	return nil
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	return done, nil
 }
 
 func writeEnv(dir, exe string, l *Layout) error {
@@ -221,7 +228,7 @@ export STRATA_CLUSTER_DIR=%q
 }
 
 // waitReady polls until the server answers and every agent's vnode is free.
-func waitReady(ctx context.Context, dir string, l *Layout, timeout time.Duration) error {
+func waitReady(ctx context.Context, dir string, l *Layout, exited map[string]<-chan struct{}, timeout time.Duration) error {
 	client := api.NewUnixClient(l.Socket, l.ServerName)
 	deadline := time.Now().Add(timeout)
 	want := 0
@@ -233,7 +240,7 @@ func waitReady(ctx context.Context, dir string, l *Layout, timeout time.Duration
 	var last string
 	for time.Now().Before(deadline) {
 		for _, p := range l.Procs {
-			if pidOf(dir, p.Name) == 0 {
+			if gone(exited[p.Name]) || (exited[p.Name] == nil && pidOf(dir, p.Name) == 0) {
 				return fmt.Errorf("%s exited during start; see %s", p.Name, p.Log)
 			}
 		}
@@ -259,6 +266,19 @@ func waitReady(ctx context.Context, dir string, l *Layout, timeout time.Duration
 		}
 	}
 	return fmt.Errorf("cluster not ready after %s (%s)", timeout, last)
+}
+
+// gone reports whether a launched process's exit channel is closed.
+func gone(ch <-chan struct{}) bool {
+	if ch == nil {
+		return false
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 func stop(c *cli.Context) error {
@@ -287,6 +307,9 @@ func stop(c *cli.Context) error {
 		}
 		os.Remove(pidFile(dir, p.Name))
 	}
+	// A local cluster is a test and demo tool: stopping it also ends the
+	// jobs its agents' shepherds still run (a production agent leaves them).
+	killSessions(sessionsUnder(dir), syscall.SIGKILL)
 	return nil
 }
 

@@ -104,3 +104,66 @@ func randomSecret() (string, error) {
 	}
 	return hex.EncodeToString(b[:]), nil
 }
+
+// sessionsUnder returns the session ids of processes whose command line
+// names a path under dir: the cluster's daemons, the shepherds and the job
+// scripts in its spools. Killing these sessions leaves nothing of the
+// cluster running, including jobs' own child processes.
+func sessionsUnder(dir string) map[int]bool {
+	sessions := map[int]bool{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return sessions
+	}
+	self := os.Getpid()
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || !strings.Contains(string(cmdline), dir+"/") {
+			continue
+		}
+		if sid := sessionOf(pid); sid > 0 {
+			sessions[sid] = true
+		}
+	}
+	return sessions
+}
+
+// sessionOf reads a process's session id from /proc/<pid>/stat.
+func sessionOf(pid int) int {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(st), ')')
+	if i < 0 {
+		return 0
+	}
+	// After "pid (comm)": state ppid pgrp session ...
+	f := strings.Fields(string(st[i+1:]))
+	if len(f) < 4 {
+		return 0
+	}
+	sid, _ := strconv.Atoi(f[3])
+	return sid
+}
+
+// killSessions sends sig to every process in the given sessions.
+func killSessions(sessions map[int]bool, sig syscall.Signal) {
+	if len(sessions) == 0 {
+		return
+	}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if sessions[sessionOf(pid)] {
+			syscall.Kill(pid, sig)
+		}
+	}
+}

@@ -18,7 +18,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -43,32 +42,7 @@ func startCompatCluster(t *testing.T, moms, ncpus int, serverTOML string) *clust
 	if os.Geteuid() != 0 {
 		t.Skip("the compatibility suite runs commands as other users and needs root")
 	}
-	base, err := os.MkdirTemp("", "strata-compat-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(base, 0o755)
-	c := &cluster{t: t, dir: filepath.Join(base, "cluster"), work: filepath.Join(base, "work")}
-	os.MkdirAll(c.work, 0o777)
-	os.Chmod(c.work, 0o777)
-	extra := filepath.Join(base, "extra.toml")
-	if err := os.WriteFile(extra, []byte(serverTOML), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(filepath.Join(binDir, "strata"), "cluster", "start", "--dir", c.dir,
-		"--moms", fmt.Sprint(moms), "--ncpus", fmt.Sprint(ncpus), "--mem", "4gb", "--name", "e2e",
-		"--server-config", extra).CombinedOutput()
-	if err != nil {
-		t.Fatalf("cluster start: %v\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		exec.Command(filepath.Join(binDir, "strata"), "cluster", "stop", "--dir", c.dir).Run()
-		if t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(c.dir, "server1.log"))
-			t.Logf("--- server1.log ---\n%s", tail(string(b), 3000))
-		}
-		os.RemoveAll(base)
-	})
+	c := newCluster(t, moms, ncpus, serverTOML)
 	c.env = []string{
 		"PATH=/usr/local/bin:/usr/bin:/bin",
 		"HOME=/home/compat",

@@ -59,6 +59,14 @@ type cluster struct {
 // startCluster starts a cluster of moms agents with ncpus each.
 func startCluster(t *testing.T, moms, ncpus int) *cluster {
 	t.Helper()
+	return newCluster(t, moms, ncpus, "")
+}
+
+// newCluster starts a cluster; serverTOML, when set, is appended to the
+// generated server configuration. Cleanup is registered before the start,
+// so a failed start leaves no process behind.
+func newCluster(t *testing.T, moms, ncpus int, serverTOML string) *cluster {
+	t.Helper()
 	base, err := os.MkdirTemp("", "strata-e2e-")
 	if err != nil {
 		t.Fatal(err)
@@ -67,11 +75,6 @@ func startCluster(t *testing.T, moms, ncpus int) *cluster {
 	c := &cluster{t: t, dir: filepath.Join(base, "cluster"), work: filepath.Join(base, "work")}
 	os.MkdirAll(c.work, 0o777)
 	os.Chmod(c.work, 0o777)
-	out, err := exec.Command(filepath.Join(binDir, "strata"), "cluster", "start", "--dir", c.dir,
-		"--moms", fmt.Sprint(moms), "--ncpus", fmt.Sprint(ncpus), "--mem", "4gb", "--name", "e2e").CombinedOutput()
-	if err != nil {
-		t.Fatalf("cluster start: %v\n%s", err, out)
-	}
 	t.Cleanup(func() {
 		exec.Command(filepath.Join(binDir, "strata"), "cluster", "stop", "--dir", c.dir).Run()
 		if t.Failed() {
@@ -82,6 +85,19 @@ func startCluster(t *testing.T, moms, ncpus int) *cluster {
 		}
 		os.RemoveAll(base)
 	})
+	args := []string{"cluster", "start", "--dir", c.dir, "--moms", fmt.Sprint(moms),
+		"--ncpus", fmt.Sprint(ncpus), "--mem", "4gb", "--name", "e2e"}
+	if serverTOML != "" {
+		extra := filepath.Join(base, "extra.toml")
+		if err := os.WriteFile(extra, []byte(serverTOML), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--server-config", extra)
+	}
+	out, err := exec.Command(filepath.Join(binDir, "strata"), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cluster start: %v\n%s", err, out)
+	}
 	c.env = append(os.Environ(),
 		"PATH="+binDir+":"+os.Getenv("PATH"),
 		"STRATA_SOCKET="+filepath.Join(c.dir, "server1", "strata.sock"),

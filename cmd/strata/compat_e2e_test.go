@@ -286,10 +286,6 @@ started = false
 		})
 	}
 
-	t.Run("qstat_T", func(t *testing.T) {
-		t.Skip("qstat -T sorted by estimated start time: model.Job has no EstStart yet (the scheduler does not publish estimates), so the Est Start column is always `--`")
-	})
-
 	t.Run("versions", func(t *testing.T) {
 		var all strings.Builder
 		for _, cmd := range []string{"qsub", "qstat", "qdel", "qhold", "qrls", "qalter", "qsig", "qselect", "qmove", "qrerun", "qrun", "tracejob", "pbsnodes"} {

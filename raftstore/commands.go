@@ -32,6 +32,9 @@ const (
 	ReleaseWaitingType
 	MarkVnodesType
 	ManageType
+	// Provisioning (commands_provision.go).
+	ProvisionStartType
+	ProvisionResultType
 )
 
 func (t MessageType) String() string {
@@ -74,6 +77,10 @@ func (t MessageType) String() string {
 		return "MarkVnodes"
 	case ManageType:
 		return "Manage"
+	case ProvisionStartType:
+		return "ProvisionStart"
+	case ProvisionResultType:
+		return "ProvisionResult"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -136,6 +143,10 @@ type RegisterHost struct {
 	Vnodes  []*model.Vnode `json:"vnodes"`
 	Jobs    []string       `json:"jobs"`
 	Now     int64          `json:"now"`
+	// ImageAOE is the AOE the agent detected on its host (its aoe_file);
+	// nil when it cannot tell. Provisioning uses it to confirm an OS
+	// provisioning and otherwise it sets current_aoe.
+	ImageAOE *string `json:"image_aoe,omitempty"`
 }
 
 // HostDown marks every vnode of a host down (missed heartbeats).
@@ -257,6 +268,10 @@ func decode(data []byte) (Command, error) {
 		c = &MarkVnodes{}
 	case ManageType:
 		c = &Manage{}
+	case ProvisionStartType:
+		c = &ProvisionStart{}
+	case ProvisionResultType:
+		c = &ProvisionResult{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

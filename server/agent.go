@@ -36,7 +36,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request, id *Iden
 	}
 	_, err := s.apply(&raftstore.RegisterHost{
 		Host: req.Host, BootID: req.BootID, Version: req.Version, Pcpus: req.Pcpus,
-		Vnodes: vnodes, Jobs: req.Jobs, Now: s.now().Unix(),
+		Vnodes: vnodes, Jobs: req.Jobs, Now: s.now().Unix(), ImageAOE: req.ImageAOE,
 	})
 	if err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func (s *Server) work(snap *raftstore.StateSnapshot, host string, index uint64) 
 			running = append(running, j)
 		}
 	}
-	return api.WorkResponse{Index: index, Jobs: running}
+	return api.WorkResponse{Index: index, Jobs: running, Provision: s.provisionWork(snap, host)}
 }
 
 // handleEvents commits a batch of job reports from one agent as one entry.

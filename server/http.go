@@ -30,6 +30,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST "+v+"/agent/heartbeat", s.wrap(s.handleHeartbeat, true))
 	mux.Handle("GET "+v+"/agent/work", s.wrap(s.handleWork, true))
 	mux.Handle("POST "+v+"/agent/events", s.wrap(s.handleEvents, true))
+	s.provisionRoutes(mux) // provisioning (provision_api.go)
 	return mux
 }
 

@@ -40,6 +40,7 @@ func (a *Agent) workLoop(ctx context.Context, registered <-chan struct{}, wg *sy
 		b.reset()
 		index = resp.Index
 		a.reconcile(ctx, wg, resp.Jobs)
+		a.provision(ctx, resp.Provision) // provisioning hook point (provision.go)
 	}
 }
 

@@ -131,7 +131,8 @@ func (s *Server) work(snap *raftstore.StateSnapshot, host string, index uint64) 
 	jobs, _ := snap.JobsOnHost(host)
 	var running []*model.Job
 	for _, j := range jobs {
-		if j.IsRunning() {
+		// A job being provisioned (substate 71) is not the agent's yet.
+		if j.IsRunning() && j.Substate != model.SubProvisioning {
 			running = append(running, j)
 		}
 	}

@@ -36,6 +36,10 @@ const (
 	ProvModeSSH    = "ssh"    // the leader runs it on the host over SSH
 )
 
+// provisioningHides are the state flags a status query hides while a
+// vnode is (waiting to be) provisioned.
+const provisioningHides = NodeDown | NodeStateUnknown | NodeJobBusy | NodeJobExclusive | NodeResvExclusive
+
 // ProvisionDuration is the estimate used for an AOE until one was learned
 // (OpenPBS's PROVISION_DURATION, seconds).
 const ProvisionDuration = 600

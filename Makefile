@@ -26,7 +26,9 @@ demo: build
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./scheduler/ | tee /tmp/strata-gobench.txt
-	$(GO) test -run '^$$' -bench . -benchtime 2000x ./raftstore/ | tee -a /tmp/strata-gobench.txt
+	$(GO) test -run '^$$' -bench 'FSM|Raft' -benchtime 2000x ./raftstore/ | tee -a /tmp/strata-gobench.txt
+	# Provisioning: dispatcher throughput with 2000 queued operations.
+	$(GO) test -run '^$$' -bench 'Provision' -benchtime 3x ./raftstore/ | tee -a /tmp/strata-gobench.txt
 	$(GO) test -run '^$$' -bench . -benchtime 5000x ./server/ | tee -a /tmp/strata-gobench.txt
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./scheduler/sim/ | tee -a /tmp/strata-gobench.txt
 	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --out docs/performance.md

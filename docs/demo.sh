@@ -4,6 +4,7 @@
 set -eu
 DIR=${1:-/tmp/strata-demo}
 BIN=$(cd "$(dirname "$0")/../bin" && pwd)
+HOOKS=$(cd "$(dirname "$0")/../hooks/examples" && pwd)
 
 "$BIN/strata" cluster stop --dir "$DIR" >/dev/null 2>&1 || true
 rm -rf "$DIR"
@@ -58,5 +59,38 @@ cat "hello_mpi.o$seq"
 echo
 echo "== qstat -xf $main (excerpt)"
 qstat -xf "$main" | grep -E 'job_state|exec_host|exec_vnode|Exit_status|resources_used|comment' || true
+echo
+echo
+echo "== AOE provisioning (docs/provisioning.md): one provision hook, run by the agents"
+qmgr -c "create hook prov event=provision"
+qmgr -c "set hook prov alarm = 60"
+qmgr -c "import hook prov application/x-executable default $HOOKS/provision_local.sh"
+qmgr -c 'set node node3 provision_enable = true, resources_available.aoe = "rhel9,app_gromacs"'
+echo "-- a job that needs application provisioning (hook exits 1) and one that needs an OS image (exit 0 + reboot)"
+app=$(qsub -N app -l select=1:ncpus=4:aoe=app_gromacs -- /bin/sleep 1)
+echo "$app"
+for _ in $(seq 1 50); do
+  qstat -f "$app" 2>/dev/null | grep -q 'substate = 71' && break
+  sleep 0.1
+done
+qstat -f "$app" | grep -E 'job_state|substate|exec_vnode' || true
+pbsnodes node3 | grep -E ' state =|current_aoe' || true
+os=$(qsub -N os -l select=1:ncpus=4:aoe=rhel9 -- /bin/sleep 1)
+echo "$os"
+for _ in $(seq 1 100); do
+  qstat -f "$os" 2>/dev/null | grep -q 'substate = 71' && break
+  sleep 0.1
+done
+echo "-- $os while node3 is reimaged (the agent restarts with a new boot id)"
+qstat -f "$os" 2>/dev/null | grep -E 'job_state|substate|exec_vnode' || true
+pbsnodes node3 | grep -E ' state =|current_aoe' || true
+for _ in $(seq 1 150); do
+  [ -z "$(qstat)" ] && break
+  sleep 0.2
+done
+echo "-- after provisioning"
+pbsnodes node3 | grep -E ' state =|current_aoe' || true
+qstat -x "$app" "$os"
+strata provision status
 echo
 echo "demo finished; the cluster is stopped, its files stay in $DIR"

@@ -62,6 +62,9 @@ type Runner struct {
 	Dir string
 	// Python is the interpreter of application/x-python hooks.
 	Python string
+	// Env is added to the hook's environment (an agent's provision hook
+	// gets STRATA_HOOK_AOE_FILE).
+	Env []string
 }
 
 // Credential is who a hook runs as; nil keeps the caller's identity.
@@ -108,7 +111,7 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 	cmd.Stdin = bytes.NewReader(input)
 	stdout, stderr := &boundedBuffer{max: MaxOutput}, &boundedBuffer{max: MaxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Env = append(os.Environ(), hookEnv(ev)...)
+	cmd.Env = append(append(os.Environ(), hookEnv(ev)...), r.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if cred != nil && os.Geteuid() == 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: cred.UID, Gid: cred.GID}

@@ -268,6 +268,11 @@ func setHookAttr(h *model.Hook, def model.Hook, a Attr) error {
 		return setSmallInt(&h.Order, a, def.Order, 1, 1000)
 	case "freq":
 		return setSmallInt(&h.Freq, a, def.Freq, 1, 1<<30)
+	case "provision_mode": // Strata: where a provision hook runs
+		if a.Op != "" && a.Value != model.ProvModeAgent && a.Value != model.ProvModeServer && a.Value != model.ProvModeSSH {
+			return hookErr("provision_mode value must be agent, server or ssh")
+		}
+		return setString(&h.ProvisionMode, a, "")
 	}
 	return noAttr(a)
 }

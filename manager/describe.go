@@ -200,6 +200,13 @@ func DescribeHook(h *model.Hook, withContent bool) Object {
 	if h.HasEvent("periodic") || h.HasEvent("exechost_periodic") {
 		it.add("freq", strconv.Itoa(h.Freq))
 	}
+	if h.HasEvent("provision") || h.ProvisionMode != "" {
+		mode := h.ProvisionMode
+		if mode == "" {
+			mode = model.ProvModeAgent
+		}
+		it.add("provision_mode", mode)
+	}
 	o := Object{Type: "Hook", Name: h.Name, Items: it}
 	if withContent {
 		o.ContentType, o.Script, o.Config = h.ContentType, h.Script, h.Config

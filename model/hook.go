@@ -22,6 +22,10 @@ type Hook struct {
 	Script      string `json:"script,omitempty"`
 	// Config is the optional hook configuration file (application/x-config).
 	Config string `json:"config,omitempty"`
+	// ProvisionMode is where a provision hook runs: "agent" (default, the
+	// node's agent), "server" (the leader) or "ssh" (the leader, on the
+	// node's host over SSH). See docs/provisioning.md.
+	ProvisionMode string `json:"provision_mode,omitempty"`
 }
 
 // HasEvent reports whether the hook is triggered by event.

@@ -242,11 +242,12 @@ func (j *Job) ExecVnode(defs ResourceDefs) string {
 		for _, s := range ec.Shares {
 			var b strings.Builder
 			b.WriteString(s.Vnode)
+			if s.AOE != "" {
+				// PBS writes the aoe term before the consumables.
+				b.WriteString(":aoe=" + s.AOE)
+			}
 			for _, name := range orderedAmounts(s.Amounts) {
 				fmt.Fprintf(&b, ":%s=%s", name, defs[name].FormatAmount(s.Amounts[name]))
-			}
-			if s.AOE != "" {
-				b.WriteString(":aoe=" + s.AOE)
 			}
 			shares = append(shares, b.String())
 		}

@@ -50,6 +50,11 @@ func (s NodeState) String() string {
 	if s == 0 {
 		return "free"
 	}
+	if s&(NodeProvisioning|NodeWaitProvisioning) != 0 {
+		// PBS's display rule: a provisioning vnode shows as provisioning,
+		// not e.g. down,provisioning (provisioning.go).
+		s &^= provisioningHides
+	}
 	var names []string
 	for _, n := range nodeStateNames {
 		if s&n.flag != 0 {

@@ -61,6 +61,18 @@ type Config struct {
 	ProvisionEnable bool
 	// CurrentAOE is the AOE the default vnode runs now. TOML: current_aoe.
 	CurrentAOE string
+	// AOEFile is a marker file holding the AOE the host runs; when set the
+	// agent reports it at registration (it wins over current_aoe) and an
+	// agent-side provision hook finds its path in STRATA_HOOK_AOE_FILE.
+	// TOML: aoe_file.
+	AOEFile string
+	// RebootCommand runs after a provision hook exited 0 (OS
+	// provisioning), in its own session. TOML: reboot_command (array).
+	RebootCommand []string
+	// BootIDFile, when set, holds the boot id the agent announces instead
+	// of the kernel's (the local cluster's simulated reboots).
+	// TOML: boot_id_file.
+	BootIDFile string
 	// Vnodes, when present, replace the default vnode (multi-vnode hosts);
 	// [resources], sort_priority, provision_enable and current_aoe then
 	// have no effect.
@@ -99,6 +111,9 @@ type fileConfig struct {
 	SortPriority      int            `toml:"sort_priority"`
 	ProvisionEnable   bool           `toml:"provision_enable"`
 	CurrentAOE        string         `toml:"current_aoe"`
+	AOEFile           string         `toml:"aoe_file"`
+	RebootCommand     []string       `toml:"reboot_command"`
+	BootIDFile        string         `toml:"boot_id_file"`
 	Resources         map[string]any `toml:"resources"`
 	Vnode             []fileVnode    `toml:"vnode"`
 }
@@ -168,6 +183,9 @@ func (fc *fileConfig) apply(cfg *Config, md toml.MetaData) error {
 	set(&cfg.Spool, fc.Spool)
 	set(&cfg.TmpDir, fc.TmpDir)
 	set(&cfg.CurrentAOE, fc.CurrentAOE)
+	set(&cfg.AOEFile, fc.AOEFile)
+	set(&cfg.BootIDFile, fc.BootIDFile)
+	cfg.RebootCommand = fc.RebootCommand
 	cfg.SortPriority = fc.SortPriority
 	cfg.ProvisionEnable = fc.ProvisionEnable
 	if fc.Secret != "" && fc.SecretFile != "" {

@@ -69,7 +69,7 @@ func (a *Agent) heartbeat(ctx context.Context, interval time.Duration) bool {
 			return true
 		case <-t.C:
 		}
-		err := a.client.Heartbeat(ctx, &api.HeartbeatRequest{Host: a.cfg.Host, BootID: a.bootID})
+		err := a.client.Heartbeat(ctx, &api.HeartbeatRequest{Host: a.cfg.Host, BootID: a.announcedBootID()})
 		if ctx.Err() != nil {
 			return false
 		}
@@ -102,11 +102,13 @@ func (a *Agent) checkUnknownHost(err error) {
 func (a *Agent) registerRequest() *api.RegisterRequest {
 	return &api.RegisterRequest{
 		Host:    a.cfg.Host,
-		BootID:  a.bootID,
+		BootID:  a.announcedBootID(), // provisioning: boot_id_file override
 		Version: api.PBSVersion,
 		Pcpus:   runtime.NumCPU(),
 		Vnodes:  a.cfg.vnodeSpecs(),
 		Jobs:    a.supervisedJobs(),
+		// Provisioning: the AOE detected from aoe_file (nil: cannot tell).
+		ImageAOE: a.imageAOE(),
 	}
 }
 

@@ -42,6 +42,7 @@ func (a *Agent) workLoop(ctx context.Context, registered <-chan struct{}, wg *sy
 		index = resp.Index
 		hooksOK := a.syncHooks(ctx, resp.HookVersion)
 		a.reconcile(ctx, wg, resp.Jobs)
+		a.provision(ctx, resp.Provision) // provisioning hook point (provision.go)
 		if !hooksOK {
 			// Jobs to start wait (they are not failed) until the hooks
 			// arrive: poll again soon instead of at the next change.

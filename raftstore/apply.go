@@ -62,6 +62,10 @@ func (w *writer) apply(cmd Command) any {
 		return w.manage(c)
 	case *OrderJobs:
 		return w.orderJobs(c)
+	case *ProvisionStart:
+		return w.provisionStart(c)
+	case *ProvisionResult:
+		return w.provisionResult(c)
 	}
 	return fmt.Errorf("no handler for %s", cmd.Type())
 }
@@ -316,6 +320,15 @@ func (w *writer) run(r *RunJob, now int64) bool {
 		}
 		vnodes[name] = v
 	}
+	// Provisioning hook point (apply_provision.go): an AOE the vnode does
+	// not offer holds the job; a host that cannot be provisioned now
+	// skips the decision.
+	if ok, hold := w.provisionCheckRun(j, r); !ok {
+		if hold {
+			w.provisionHoldUnstarted(j, "Job failed to start provisioning", now)
+		}
+		return false
+	}
 	for name, amounts := range need {
 		v := vnodes[name].Copy()
 		if v.Assigned == nil {
@@ -353,6 +366,7 @@ func (w *writer) run(r *RunJob, now int64) bool {
 	j.Comment = ""
 	j.Comment = fmt.Sprintf("Job run at %s on %s", pbsTime(now), j.ExecVnode(w.meta().Config.Defs))
 	note(j, now, "Job Run at request of Scheduler on exec_vnode %s", j.ExecVnode(w.meta().Config.Defs))
+	w.provisionEnqueue(j, now) // provisioning hook point: R substate 71 when vnodes need it
 	w.putJob(j)
 	if parent != nil {
 		w.subjobStarted(parent, j, now)
@@ -363,6 +377,7 @@ func (w *writer) run(r *RunJob, now int64) bool {
 
 // release gives a job's vnode resources back.
 func (w *writer) release(j *model.Job, now int64) {
+	w.provisionDetach(j, now) // provisioning hook point: the job no longer waits for its hosts
 	for _, name := range j.Vnodes() {
 		v := w.vnode(name)
 		if v == nil {

@@ -48,6 +48,9 @@ func (w *writer) holdJob(c *HoldJob) any {
 	if err != nil {
 		return err
 	}
+	if err := refuseProvisioning(j, false); err != nil { // provisioning hook point
+		return err
+	}
 	j = j.Copy()
 	for _, r := range c.Holds {
 		j.Hold = addHold(j.Hold, string(r))
@@ -80,6 +83,9 @@ func (w *writer) releaseJob(c *ReleaseJob) any {
 func (w *writer) alterJob(c *AlterJob) any {
 	j, err := w.liveJob(c.JobID)
 	if err != nil {
+		return err
+	}
+	if err := refuseProvisioning(j, false); err != nil { // provisioning hook point
 		return err
 	}
 	if c.Resources != nil && j.IsRunning() {
@@ -155,6 +161,9 @@ func (w *writer) alterJob(c *AlterJob) any {
 func (w *writer) signalJob(c *SignalJob) any {
 	j, err := w.liveJob(c.JobID)
 	if err != nil {
+		return err
+	}
+	if err := refuseProvisioning(j, false); err != nil { // provisioning hook point
 		return err
 	}
 	switch c.Signal {

@@ -49,6 +49,7 @@ func (w *writer) register(c *RegisterHost) any {
 		v.RecomputeBusy()
 		w.putVnode(v)
 	}
+	w.provisionRegistered(c) // provisioning hook point: new boot id, detected AOE
 	for _, old := range w.vnodesOnHost(c.Host) {
 		if !keep[old.Name] && len(old.Jobs) == 0 {
 			w.must(w.txn.Delete(tableVnodes, old))
@@ -245,6 +246,9 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 	j := w.job(c.JobID)
 	if j == nil {
 		return model.Errorf(model.PBSEUnknownJobID, "")
+	}
+	if err := refuseProvisioning(j, c.Force); err != nil { // provisioning hook point
+		return err
 	}
 	switch {
 	case j.IsFinished():

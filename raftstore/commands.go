@@ -33,6 +33,9 @@ const (
 	MarkVnodesType
 	ManageType
 	OrderJobsType
+	// Provisioning (commands_provision.go).
+	ProvisionStartType
+	ProvisionResultType
 )
 
 func (t MessageType) String() string {
@@ -77,6 +80,10 @@ func (t MessageType) String() string {
 		return "Manage"
 	case OrderJobsType:
 		return "OrderJobs"
+	case ProvisionStartType:
+		return "ProvisionStart"
+	case ProvisionResultType:
+		return "ProvisionResult"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -139,6 +146,10 @@ type RegisterHost struct {
 	Vnodes  []*model.Vnode `json:"vnodes"`
 	Jobs    []string       `json:"jobs"`
 	Now     int64          `json:"now"`
+	// ImageAOE is the AOE the agent detected on its host (its aoe_file);
+	// nil when it cannot tell. Provisioning uses it to confirm an OS
+	// provisioning and otherwise it sets current_aoe.
+	ImageAOE *string `json:"image_aoe,omitempty"`
 }
 
 // HostDown marks every vnode of a host down (missed heartbeats).
@@ -262,6 +273,10 @@ func decode(data []byte) (Command, error) {
 		c = &Manage{}
 	case OrderJobsType:
 		c = &OrderJobs{}
+	case ProvisionStartType:
+		c = &ProvisionStart{}
+	case ProvisionResultType:
+		c = &ProvisionResult{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

@@ -9,6 +9,8 @@ import (
 
 	memdb "github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/raft"
+
+	"github.com/strata-hpc/strata/model"
 )
 
 // FSM applies committed log entries to the StateStore. It implements
@@ -134,6 +136,9 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 				return err
 			}
 		}
+		if err := s.snap.persistProvision(write); err != nil { // provisioning tables
+			return err
+		}
 		for _, ti := range s.snap.tableIndexes() {
 			if err := write("index", ti); err != nil {
 				return err
@@ -178,6 +183,10 @@ func readSnapshot(r io.Reader, db *memdb.MemDB) error {
 			obj, table = newJob(), tableJobs
 		case "index":
 			obj, table = &tableIndex{}, tableIndexes
+		case "provop":
+			obj, table = &model.ProvOp{}, tableProvOps
+		case "provstat":
+			obj, table = &model.ProvStat{}, tableProvStats
 		default:
 			return fmt.Errorf("unknown snapshot record %q", rec.Kind)
 		}

@@ -55,6 +55,9 @@ func schema() *memdb.DBSchema {
 		tableIndexes: {Name: tableIndexes, Indexes: map[string]*memdb.IndexSchema{
 			"id": {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Table"}},
 		}},
+		// Provisioning (state_provision.go).
+		tableProvOps:   provOpsSchema(),
+		tableProvStats: provStatsSchema(),
 	}}
 }
 

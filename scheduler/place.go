@@ -38,6 +38,9 @@ func (c *cycle) usable(v int, ch *chunkReq, cl *class) bool {
 	if cl.excl && c.used(v) {
 		return false
 	}
+	if !c.provUsable(v, ch) { // provisioning hook point (aoe.go)
+		return false
+	}
 	return !cl.exclhost || c.hostClean(st.hostOf[v])
 }
 
@@ -245,12 +248,12 @@ func (c *cycle) placePack(cl *class, ord []int) bool {
 	hosts, hv := c.order.hosts()
 	a := &c.att
 	hp := 0
-	if !c.order.dynamic && !c.win.on {
+	if !c.order.dynamic && !c.win.on && !c.ranked {
 		for cl.hostCursor < len(hosts) && !c.hostCouldPack(hv[hosts[cl.hostCursor]], cl) {
 			cl.hostCursor++
 		}
 		hp = cl.hostCursor
-	} else if !c.order.dynamic && !c.win.future {
+	} else if !c.order.dynamic && !c.win.future && !c.ranked {
 		hp = cl.hostCursor // a window only narrows what fits now
 	}
 	for ; hp < len(hosts); hp++ {
@@ -316,14 +319,14 @@ func (c *cycle) hostCouldPack(vs []int, cl *class) bool {
 // a copy and returns where a scan should begin. Called before anything of
 // the current attempt is placed, so "cannot" is about committed state only.
 func (c *cycle) startVnode(ch *chunkReq) int {
-	if c.order.dynamic || c.win.future {
+	if c.order.dynamic || c.win.future || c.ranked {
 		return 0
 	}
 	return ch.cur.vnode
 }
 
 func (c *cycle) startHost(ch *chunkReq) int {
-	if c.order.dynamic || c.win.future {
+	if c.order.dynamic || c.win.future || c.ranked {
 		return 0
 	}
 	return ch.cur.host

@@ -31,6 +31,7 @@ type cycle struct {
 
 	bestMemo map[bestKey]unitBest // see bestUnitsOf
 	elig     *eligInfo            // see eligibility
+	ranked   bool                 // avoid_provision order in force (aoe.go): cursors do not apply
 	scratch  []float64            // planFits
 	rowOf    []int                // planFits: vnode -> row+1
 }
@@ -171,6 +172,9 @@ func (c *cycle) run(cl *class, dur int64) ([]model.ExecChunk, verdict) {
 // the returned mark); on failure nothing is left.
 func (c *cycle) attempt(cl *class) (int, bool) {
 	st := c.st
+	if restore := c.rankForAOE(cl); restore != nil { // provisioning hook point
+		defer restore()
+	}
 	for _, ord := range cl.orders {
 		m := st.mark()
 		c.touched = c.touched[:0]

@@ -177,7 +177,7 @@ func TestMatching(t *testing.T) {
 	vn := func() []*model.Vnode {
 		return []*model.Vnode{
 			vnode("n1", "ncpus=4,arch=linux"),
-			vnode("n2", "ncpus=4,arch=ppc,bigmem=True,color=red,aoe=rhel8,sles15", onHost("n2.example.com")),
+			vnode("n2", "ncpus=4,arch=ppc,bigmem=True,color=red,aoe=rhel8,sles15", onHost("n2.example.com"), onAOE("sles15")),
 		}
 	}
 	cases := []schedCase{

@@ -62,6 +62,7 @@ func (c *cycle) considerAs(j *model.Job, formula float64, runID string) bool {
 		var exec []model.ExecChunk
 		exec, v = c.run(cl, dur)
 		if v == ran {
+			c.markProvision(j, cl, exec) // provisioning hook point (aoe.go)
 			c.plan.Runs = append(c.plan.Runs, Decision{JobID: runID, Exec: exec, Exclusive: cl.excl})
 			return true
 		}
@@ -123,6 +124,7 @@ func (c *cycle) considerAs(j *model.Job, formula float64, runID string) bool {
 // comment records a job's comment when it changed (always for never-run,
 // so the server records the epoch).
 func (c *cycle) comment(j *model.Job, text string, never bool) {
+	text, never = c.provComment(j, text, never) // provisioning hook point (aoe.go)
 	if never || text != j.Comment {
 		c.plan.Comments = append(c.plan.Comments, JobComment{JobID: j.ID, Comment: text, NeverRun: never})
 	}
@@ -148,6 +150,13 @@ func (c *cycle) topCount(queue string, own bool) int {
 // Resource_List.walltime, else its queue's default, else the server's;
 // -1 when none is known.
 func (c *cycle) duration(j *model.Job) int64 {
+	if d := c.walltime(j); d >= 0 {
+		return d + c.provDuration(j) // provisioning hook point (aoe.go)
+	}
+	return -1
+}
+
+func (c *cycle) walltime(j *model.Job) int64 {
 	if s, ok := j.ResourceList["walltime"]; ok {
 		if d, err := model.ParseDuration(s); err == nil && d >= 0 {
 			return d

@@ -29,6 +29,8 @@ type Snapshot struct {
 	Running []*model.Job
 	Queues  map[string]Queue
 	Config  Config
+	// Provision is the provisioning policy and estimates (aoe.go).
+	Provision ProvisionInfo
 }
 
 // Queue is what the scheduler needs to know about a queue.

@@ -36,7 +36,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request, id *Iden
 	}
 	_, err := s.apply(&raftstore.RegisterHost{
 		Host: req.Host, BootID: req.BootID, Version: req.Version, Pcpus: req.Pcpus,
-		Vnodes: vnodes, Jobs: req.Jobs, Now: s.now().Unix(),
+		Vnodes: vnodes, Jobs: req.Jobs, Now: s.now().Unix(), ImageAOE: req.ImageAOE,
 	})
 	if err != nil {
 		return nil, err
@@ -135,11 +135,12 @@ func (s *Server) work(snap *raftstore.StateSnapshot, host string, index uint64) 
 	jobs, _ := snap.JobsOnHost(host)
 	var running []*model.Job
 	for _, j := range jobs {
-		if j.IsRunning() {
+		// A job being provisioned (substate 71) is not the agent's yet.
+		if j.IsRunning() && j.Substate != model.SubProvisioning {
 			running = append(running, j)
 		}
 	}
-	return api.WorkResponse{Index: index, Jobs: running, HookVersion: snap.Config().HookVersion}
+	return api.WorkResponse{Index: index, Jobs: running, HookVersion: snap.Config().HookVersion, Provision: s.provisionWork(snap, host)}
 }
 
 // handleEvents commits a batch of job reports from one agent as one entry.

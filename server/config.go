@@ -65,6 +65,9 @@ type Config struct {
 	ResourcesDefault   map[string]string   `toml:"resources_default"`
 	MaxJobSequenceID   int64               `toml:"max_job_sequence_id"`
 	NodeSortKey        []string            `toml:"node_sort_key"`
+	// ProvisionSSH is how the leader reaches hosts for provision hooks in
+	// ssh mode (provision_ssh.go).
+	ProvisionSSH ProvisionSSHConfig `toml:"provision_ssh"`
 	// Comment is the server's comment attribute, shown above qstat's
 	// tables.
 	Comment string `toml:"comment"`

@@ -32,6 +32,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+v+"/agent/work", s.wrap(s.handleWork, true))
 	mux.Handle("POST "+v+"/agent/events", s.wrap(s.handleEvents, true))
 	s.agentHookRoutes(mux)
+	s.provisionRoutes(mux) // provisioning (provision_api.go)
 	return mux
 }
 

@@ -38,7 +38,7 @@ func (s *Server) watchLeadership(ctx context.Context) {
 			stop = func() { cancel(); wg.Wait(); stop = func() {} }
 			s.resetHeartbeats()
 			s.syncConfig()
-			for _, loop := range []func(context.Context){s.schedulerLoop, s.janitorLoop, s.historyLoop, s.execTimeLoop, s.periodicLoop} {
+			for _, loop := range []func(context.Context){s.schedulerLoop, s.janitorLoop, s.historyLoop, s.execTimeLoop, s.periodicLoop, s.provisionLoop} {
 				wg.Add(1)
 				go func(f func(context.Context)) { defer wg.Done(); f(lctx) }(loop)
 			}
@@ -121,6 +121,9 @@ func (s *Server) requeueJobsOnDeadHosts() {
 	now := s.now().Unix()
 	var ids []string
 	for _, j := range snap.JobsInState(model.StateRunning) {
+		if j.Substate == model.SubProvisioning {
+			continue // a rebooting host is down; the provision alarm covers it
+		}
 		for _, v := range snap.VnodesOnHost(j.MSHost) {
 			if v.State&model.NodeDown != 0 && now-v.LastStateChange >= limit {
 				ids = append(ids, j.ID)

@@ -86,6 +86,8 @@ func buildSnapshot(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot
 		Vnodes: snap.Vnodes(),
 		Queues: map[string]scheduler.Queue{},
 		Config: schedConfig(&cfg),
+		// Provisioning hook point (provision_sched.go).
+		Provision: provisionInfo(snap, &cfg),
 	}
 	for name, q := range cfg.Queues {
 		in.Queues[name] = scheduler.Queue{Name: name, Priority: q.Priority, BackfillDepth: q.BackfillDepth}

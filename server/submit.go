@@ -196,6 +196,10 @@ func resolveResources(in map[string]string, cfg *model.ServerConfig) (map[string
 	if err != nil {
 		return nil, nil, place, err
 	}
+	// Provisioning hook point: one AOE per job (docs/provisioning.md).
+	if err := model.CheckAOEChunks(sel); err != nil {
+		return nil, nil, place, err
+	}
 	list["select"] = sel.String()
 	list["place"] = place.String()
 	for _, name := range model.SortedKeys(cfg.ResourcesDefault) {

@@ -41,6 +41,7 @@ func Command() *cli.Command {
 				},
 				Action: start,
 			},
+			rebootCommand(), // provisioning (reboot.go)
 			{
 				Name:   "stop",
 				Usage:  "stop every process of the cluster",
@@ -182,6 +183,14 @@ usage_interval = "2s"
 ncpus = %d
 mem = %q
 `, apiAddr, secretFile, host, filepath.Join(momDir, "spool"), filepath.Join(momDir, "tmp"), ncpus, mem)
+		// Provisioning hook point (reboot.go): top-level keys must come
+		// before the [resources] table.
+		if exe, err := os.Executable(); err == nil {
+			conf = strings.Replace(conf, "\n[resources]\n", agentProvisionConf(dir, exe, host)+"\n[resources]\n", 1)
+		}
+		if err := writeBootID(dir, host); err != nil {
+			return nil, err
+		}
 		path := filepath.Join(momDir, "mom.toml")
 		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 			return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/strata-hpc/strata/cmd/benchcmd"
 	"github.com/strata-hpc/strata/cmd/clustercmd"
 	"github.com/strata-hpc/strata/cmd/pbscmd"
+	"github.com/strata-hpc/strata/cmd/provisioncmd"
 	"github.com/strata-hpc/strata/cmd/simcmd"
 	"github.com/strata-hpc/strata/server/api"
 )
@@ -46,7 +47,7 @@ func run(args []string) int {
 
 func allCommands() []*cli.Command {
 	var cmds []*cli.Command
-	cmds = append(cmds, serverCommand(), momCommand(), shepherdCommand(), clustercmd.Command(), benchcmd.Command(), simcmd.Command())
+	cmds = append(cmds, serverCommand(), momCommand(), shepherdCommand(), clustercmd.Command(), benchcmd.Command(), simcmd.Command(), provisioncmd.Command())
 	cmds = append(cmds, pbscmd.Commands()...)
 	cmds = append(cmds, pbscmd.Later(
 		"pbs_rsub", "pbs_rstat", "pbs_rdel",

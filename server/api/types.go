@@ -136,6 +136,9 @@ type RegisterRequest struct {
 	// restart); the server reports as lost any job it thinks runs on this
 	// host as mother superior that is not in this list.
 	Jobs []string `json:"jobs"`
+	// ImageAOE is the AOE the agent detected on its host (aoe_file); nil
+	// when it is not configured to detect one (provisioning).
+	ImageAOE *string `json:"image_aoe,omitempty"`
 }
 
 // RegisterResponse tells the agent how to behave.
@@ -162,6 +165,9 @@ type WorkResponse struct {
 	// fetches the hooks before it starts any of these jobs when its own
 	// version differs.
 	HookVersion uint64 `json:"hook_version"`
+	// Provision is the host's running provisioning operation when its
+	// hook runs on the agent (api/provision.go).
+	Provision *ProvisionWork `json:"provision,omitempty"`
 }
 
 // Job event kinds an agent reports.

@@ -12,16 +12,7 @@ import (
 // looks only at replicated state (the W jobs and their times), so a new
 // leader releases every job that came due while there was none.
 func (s *Server) execTimeLoop(ctx context.Context) {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		s.releaseDueJobs()
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+	every(ctx, time.Second, true, s.releaseDueJobs)
 }
 
 func (s *Server) releaseDueJobs() {

@@ -147,14 +147,7 @@ func (s *Server) runjobHooks(cfg *model.ServerConfig, snap *raftstore.StateSnaps
 // periodicLoop runs periodic hooks every freq seconds (leader only).
 func (s *Server) periodicLoop(ctx context.Context) {
 	last := map[string]time.Time{}
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	every(ctx, time.Second, false, func() {
 		cfg := s.state().Config()
 		now := time.Now()
 		for _, h := range hooks.Ordered(cfg.Hooks, "periodic") {
@@ -168,7 +161,7 @@ func (s *Server) periodicLoop(ctx context.Context) {
 				s.logger.Printf("periodic hook %s: accept=%v exit=%d msg=%q", h.Name, out.Accept, out.Exit, out.Message)
 			}
 		}
-	}
+	})
 }
 
 func serverUser() string {

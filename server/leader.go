@@ -73,16 +73,28 @@ func (s *Server) resetHeartbeats() {
 // janitorLoop marks silent hosts down and requeues the jobs of hosts that
 // stay down longer than node_fail_requeue.
 func (s *Server) janitorLoop(ctx context.Context) {
-	tick := time.NewTicker(s.cfg.HeartbeatInterval.Duration / 2)
+	every(ctx, s.cfg.HeartbeatInterval.Duration/2, false, func() {
+		s.markSilentHostsDown()
+		s.requeueJobsOnDeadHosts()
+	})
+}
+
+// every runs fn every d until ctx ends (first at once when now is set). The
+// leader's timers are all of this shape: they act on replicated state only,
+// so whichever server leads next simply runs them again.
+func every(ctx context.Context, d time.Duration, now bool, fn func()) {
+	tick := time.NewTicker(d)
 	defer tick.Stop()
+	if now {
+		fn()
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		s.markSilentHostsDown()
-		s.requeueJobsOnDeadHosts()
+		fn()
 	}
 }
 
@@ -142,18 +154,11 @@ func (s *Server) requeueJobsOnDeadHosts() {
 
 // historyLoop purges finished jobs older than job_history_duration.
 func (s *Server) historyLoop(ctx context.Context) {
-	tick := time.NewTicker(time.Minute)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	every(ctx, time.Minute, false, func() {
 		cfg := s.state().Config()
 		now := s.now().Unix()
 		if _, err := s.apply(&raftstore.PurgeHistory{Before: now - cfg.JobHistoryDuration, Now: now}); err != nil {
 			s.logger.Printf("purge history: %v", err)
 		}
-	}
+	})
 }

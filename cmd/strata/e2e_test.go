@@ -316,3 +316,24 @@ func TestClusterStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryOtherJobs: with query_other_jobs off, a user sees only their own
+// jobs, and asking for another user's job is refused.
+func TestQueryOtherJobs(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to act as two users")
+	}
+	c := newCluster(t, 1, 1, "query_other_jobs = false\n")
+	nobody := &syscall.Credential{Uid: 65534, Gid: 65534}
+	rootJob := c.submit("sleep 30\n", "-h")
+	if r := c.runAs(nobody, "", "qstat"); r.code != 0 || r.stdout != "" {
+		t.Errorf("nobody sees other users' jobs: %+v", r)
+	}
+	if r := c.runAs(nobody, "", "qstat", rootJob); r.code != 159 || !strings.Contains(r.stderr, "Unauthorized Request") {
+		t.Errorf("nobody asking for root's job: %+v", r)
+	}
+	if r := c.run("qstat"); !strings.Contains(r.stdout, rootJob) {
+		t.Errorf("root does not see its own job: %+v", r)
+	}
+	c.must("qdel", rootJob)
+}

@@ -347,8 +347,9 @@ func (w *writer) provisionSucceeded(op *model.ProvOp, now int64) {
 	j = j.Copy()
 	note(j, now, "Provisioning of host %s with AOE %s successful", op.Host, op.AOE)
 	if len(w.provOpsOfJob(j.ID)) == 0 {
-		// Seam: with agent hooks, also wait until the job's hosts hold
-		// the current hook set (OpenPBS's pending hook copy check).
+		// OpenPBS's pending hook copy check is the mother superior
+		// agent's start gate: it starts the job only with the current
+		// agent hooks (mom/hooks.go, hooksReadyLocked).
 		j.Substate = model.SubPrerun
 		j.Mtime = now
 		note(j, now, "Provisioning for Job %s succeeded, running job", j.ID)

@@ -15,6 +15,8 @@ import (
 type writer struct {
 	txn   *memdb.Txn
 	index uint64
+	// acctN counts the accounting records the entry made (accounting.go).
+	acctN uint64
 }
 
 func newJob() *model.Job     { return &model.Job{} }
@@ -228,6 +230,7 @@ func (w *writer) submit(c *SubmitJob) any {
 		note(j, c.Now, "Job state %s, substate %d", j.State, j.Substate)
 	}
 	w.putJob(j)
+	w.acctQueued(j, c.Now)
 	for _, d := range before {
 		w.addBefore(j, d, c.Now)
 	}

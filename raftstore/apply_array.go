@@ -210,6 +210,7 @@ func (w *writer) deleteArrayID(c *DeleteJob) (result any, handled bool) {
 	if inside == "" {
 		p.Deleter = c.Requestor
 		note(p, c.Now, "Job deleted at request of %s", c.Requestor)
+		w.acctDeleted(p.ID, c.Requestor, c.Now)
 	} else if len(drop) > 0 {
 		note(p, c.Now, "Subjobs %s deleted at request of %s", p.Array.Indices(drop), c.Requestor)
 	}

@@ -112,6 +112,7 @@ func (w *writer) jobEvents(c *JobEvents) any {
 			j.Mtime = c.Now
 			note(j, c.Now, "Job started on %s, session %d", c.Host, ev.SessionID)
 			w.putJob(j)
+			w.acctStarted(j, c.Now)
 		case "usage":
 			// Live resources_used of a running (or suspended) job; the
 			// ended event carries the final figures.
@@ -145,6 +146,7 @@ func (w *writer) finish(j *model.Job, exit int, used map[string]string, detail s
 	if used != nil {
 		j.Used = used
 	}
+	w.acctEnded(j, exit, now)
 	j.Obit, j.Mtime = now, now
 	j.MSHost = ""
 	j.KillRequested = false
@@ -206,6 +208,7 @@ func (w *writer) lose(j *model.Job, comment string, exit int, now int64) {
 // requeue puts a running job (a copy) back in the queue, or holds it after
 // too many attempts.
 func (w *writer) requeue(j *model.Job, comment string, now int64) {
+	w.acctRerun(j, now)
 	w.release(j, now)
 	j.State, j.Substate = model.StateQueued, model.SubQueued
 	j.Exec, j.MSHost, j.Exclusive = nil, "", false
@@ -260,6 +263,7 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 		j = j.Copy()
 		j.Deleter = c.Requestor
 		note(j, c.Now, "Job deleted at request of %s", c.Requestor)
+		w.acctDeleted(j.ID, c.Requestor, c.Now)
 		w.finish(j, 271, nil, "deleted with -W force", c.Now)
 	case j.IsRunning():
 		j = j.Copy()
@@ -267,6 +271,7 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 		j.Deleter = c.Requestor
 		j.Mtime = c.Now
 		note(j, c.Now, "Job to be deleted at request of %s", c.Requestor)
+		w.acctDeleted(j.ID, c.Requestor, c.Now)
 		w.putJob(j)
 	default:
 		j = j.Copy()
@@ -274,6 +279,7 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 		j.Deleter = c.Requestor
 		j.Obit, j.Mtime = c.Now, c.Now
 		note(j, c.Now, "Job deleted at request of %s", c.Requestor)
+		w.acctDeleted(j.ID, c.Requestor, c.Now)
 		if c.Purge {
 			w.deleteJobRow(j)
 			j.State = model.StateFinished

@@ -182,6 +182,7 @@ func (w *writer) provisionEnqueue(j *model.Job, now int64) {
 	}
 	j.Substate = model.SubProvisioning
 	note(j, now, "Provisioning of hosts %v with AOE %s queued", queued, aoe)
+	w.acctProvStart(j, now)
 	w.bumpEpoch()
 }
 
@@ -346,11 +347,13 @@ func (w *writer) provisionSucceeded(op *model.ProvOp, now int64) {
 	j = j.Copy()
 	note(j, now, "Provisioning of host %s with AOE %s successful", op.Host, op.AOE)
 	if len(w.provOpsOfJob(j.ID)) == 0 {
-		// Seam: with agent hooks, also wait until the job's hosts hold
-		// the current hook set (OpenPBS's pending hook copy check).
+		// OpenPBS's pending hook copy check is the mother superior
+		// agent's start gate: it starts the job only with the current
+		// agent hooks (mom/hooks.go, hooksReadyLocked).
 		j.Substate = model.SubPrerun
 		j.Mtime = now
 		note(j, now, "Provisioning for Job %s succeeded, running job", j.ID)
+		w.acctProvEnd(j, true, now)
 	}
 	w.putJob(j)
 }
@@ -389,6 +392,7 @@ func (w *writer) provisionFailed(op *model.ProvOp, offline, hold bool, now int64
 		w.provisionHoldUnstarted(j, "Provisioning for job "+j.ID+" failed, job held", now)
 		return
 	}
+	w.acctProvEnd(j, false, now)
 	j = j.Copy()
 	w.requeue(j, "Provisioning for job "+j.ID+" failed, job queued", now)
 }
@@ -426,6 +430,9 @@ func (w *writer) provisionMismatch(op *model.ProvOp, now int64) {
 // (or ended on the wrong AOE): resources released, system hold, PBS's
 // comment.
 func (w *writer) provisionHoldUnstarted(j *model.Job, why string, now int64) {
+	if j.Substate == model.SubProvisioning {
+		w.acctProvEnd(j, false, now)
+	}
 	if j.IsRunning() {
 		w.release(j, now)
 	}

@@ -67,6 +67,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		}
 		w := &writer{txn: txn, index: l.Index}
 		out[i] = w.apply(cmd)
+		w.flushAcct()
 		types = append(types, cmd.Type())
 	}
 	txn.Commit()
@@ -139,6 +140,9 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 		if err := s.snap.persistProvision(write); err != nil { // provisioning tables
 			return err
 		}
+		if err := s.snap.persistAcct(write); err != nil {
+			return err
+		}
 		for _, ti := range s.snap.tableIndexes() {
 			if err := write("index", ti); err != nil {
 				return err
@@ -187,6 +191,8 @@ func readSnapshot(r io.Reader, db *memdb.MemDB) error {
 			obj, table = &model.ProvOp{}, tableProvOps
 		case "provstat":
 			obj, table = &model.ProvStat{}, tableProvStats
+		case "acct":
+			obj, table = &model.AcctRecord{}, tableAcct
 		default:
 			return fmt.Errorf("unknown snapshot record %q", rec.Kind)
 		}

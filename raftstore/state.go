@@ -26,6 +26,10 @@ type meta struct {
 	// scheduler uses it to avoid re-judging jobs that can never run.
 	Epoch  uint64             `json:"epoch"`
 	Config model.ServerConfig `json:"config"`
+	// AcctCount is the number of records in the accounting table and
+	// AcctTrimmed the Seq of the last one dropped from it (accounting.go).
+	AcctCount   int    `json:"acct_count,omitempty"`
+	AcctTrimmed uint64 `json:"acct_trimmed,omitempty"`
 }
 
 // tableIndex records the Raft index that last changed a table, so watchers
@@ -58,6 +62,8 @@ func schema() *memdb.DBSchema {
 		// Provisioning (state_provision.go).
 		tableProvOps:   provOpsSchema(),
 		tableProvStats: provStatsSchema(),
+		// Accounting (accounting.go).
+		tableAcct: acctSchema(),
 	}}
 }
 

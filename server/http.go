@@ -207,7 +207,10 @@ func (s *Server) handleNodes(w http.ResponseWriter, r *http.Request, id *Identit
 }
 
 func (s *Server) handleServer(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
-	return s.serverInfo(s.state()), nil
+	snap := s.state()
+	info := s.serverInfo(snap)
+	info.Provision = serverProvision(snap, s.now().Unix())
+	return info, nil
 }
 
 func (s *Server) serverInfo(snap *raftstore.StateSnapshot) api.ServerInfo {

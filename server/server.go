@@ -93,6 +93,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.logger.Printf("server %s: api on %s and %s, raft on %s", s.cfg.Name, s.cfg.Socket, s.cfg.APIAddr, s.cfg.RaftAddr)
 
 	go s.watchLeadership(ctx)
+	go s.accountingLoop(ctx)
 
 	select {
 	case <-ctx.Done():

@@ -37,6 +37,7 @@ func Command() *cli.Command {
 			&cli.IntFlag{Name: "qsubs", Value: 300, Usage: "qsub processes per measurement"},
 			&cli.IntFlag{Name: "api-jobs", Value: 5000, Usage: "API submissions per measurement"},
 			&cli.IntFlag{Name: "mem-jobs", Value: 20000, Usage: "queued jobs for the memory measurement"},
+			&cli.IntFlag{Name: "prov-jobs", Value: 20, Usage: "provisioned jobs for the provisioning-to-start measurement"},
 		},
 		Action: run,
 	}
@@ -96,6 +97,13 @@ func run(c *cli.Context) error {
 	}
 	add("submit-to-start latency on an idle cluster, p50", p50.Round(10*time.Microsecond).String(), "30 jobs, API submit until agent reports started")
 	add("submit-to-start latency on an idle cluster, p99", p99.Round(10*time.Microsecond).String(), "")
+	pn := c.Int("prov-jobs")
+	p50, p99, err = provisionToStart(ctx, client, bin, env, dir, pn)
+	if err != nil {
+		return err
+	}
+	add("provisioning completion to job start, p50", p50.Round(10*time.Microsecond).String(), fmt.Sprintf("%d jobs, application hook (exit 1) on the agent, from 71->41 (current_aoe set) until the agent's started report (42)", pn))
+	add("provisioning completion to job start, p99", p99.Round(10*time.Microsecond).String(), "")
 	perJob, err := memoryPerJob(ctx, client, dir, c.Int("mem-jobs"))
 	if err != nil {
 		return err
@@ -245,6 +253,7 @@ const readingGuide = `
 | server memory per queued job | table above (RSS growth, so it includes Raft log cache and allocator slack) |
 | Raft commit floor | BenchmarkRaftSubmit1 (one proposal at a time, fsync per commit) vs BenchmarkRaftSubmit64 (group commit) |
 | provisioning dispatcher | BenchmarkProvisionDispatch: start + result of queued operations through the FSM |
+| provisioning completion to job start | table above: a job whose vnode an agent-side application hook (exit 1) just provisioned, from its committed move 71 -> 41 (current_aoe set in the same entry) until the agent's "started" report is committed (42); polled through the API, so it includes up to one poll |
 | simulator speed | BenchmarkSimulateLublin (jobs/s over the whole 10,000-job Lublin trace) |
 
 Why these hold up: many submissions share one fsync (group commit, and the

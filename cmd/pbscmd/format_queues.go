@@ -115,5 +115,6 @@ func serverAttrs(info api.ServerInfo) []attr {
 	if info.MaxJobSequenceID != 0 {
 		out = append(out, attr{Name: "max_job_sequence_id", Value: strconv.FormatInt(info.MaxJobSequenceID, 10)})
 	}
+	out = append(out, provisionAttrs(info.Provision)...)
 	return append(out, attr{Name: "pbs_version", Value: firstNonEmpty(info.Version, api.PBSVersion)})
 }

@@ -100,3 +100,15 @@ func (c *Client) ProvisionStatus(ctx context.Context) (*ProvisionStatus, error) 
 	err := c.Do(ctx, http.MethodGet, "/provision", nil, nil, &out)
 	return &out, err
 }
+
+// ServerProvision is the provisioning insight qstat -Bf shows as server
+// attributes (ServerInfo.Provision; set only by GET /server, and only when
+// a provision hook exists or provisioning has happened).
+type ServerProvision struct {
+	Enabled       bool           `json:"provision_enable"`
+	MaxConcurrent int64          `json:"max_concurrent_provision"`
+	Running       int            `json:"running"`
+	Waiting       int            `json:"waiting"`
+	PerAOE        []ProvisionAOE `json:"aoes,omitempty"`
+	Suggested     int64          `json:"suggested_max_concurrent_provision"`
+}

@@ -79,6 +79,9 @@ type ServerInfo struct {
 	Comment string `json:"comment,omitempty"`
 	// MaxJobSequenceID widens qstat's Job id column above 9,999,999.
 	MaxJobSequenceID int64 `json:"max_job_sequence_id,omitempty"`
+	// Provision is the provisioning insight (qstat -Bf), on GET /server
+	// only.
+	Provision *ServerProvision `json:"provisioning,omitempty"`
 }
 
 // QueueInfo is a queue's status.

@@ -1,0 +1,54 @@
+package model
+
+import (
+	"strings"
+	"time"
+)
+
+// Accounting record types, as OpenPBS writes them in server_priv/accounting.
+const (
+	AcctQueued    = "Q"
+	AcctStarted   = "S"
+	AcctEnded     = "E"
+	AcctDeleted   = "D"
+	AcctRerun     = "R"
+	AcctProvStart = "P"
+	AcctProvEnd   = "p"
+)
+
+// AcctRecord is one accounting record. The FSM creates it from a committed
+// transition, so every server holds the same records with the same Seq
+// (the Raft index of the entry that made it, shifted, plus its rank in
+// that entry): Seq orders records and tells a writer which it has written.
+type AcctRecord struct {
+	Seq  uint64 `json:"seq"`
+	Time int64  `json:"t"`
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	// Msg is the key=value part, already formatted.
+	Msg string `json:"msg"`
+}
+
+// AcctTimeLayout is the date and time of an accounting line (local time).
+const AcctTimeLayout = "01/02/2006 15:04:05"
+
+// Line is the record as one line of the accounting log, without the
+// newline: "MM/DD/YYYY HH:MM:SS;<type>;<id>;<message>".
+func (r *AcctRecord) Line(loc *time.Location) string {
+	return time.Unix(r.Time, 0).In(loc).Format(AcctTimeLayout) + ";" + r.Type + ";" + r.ID + ";" + r.Msg
+}
+
+// Day is the name of the daily accounting file that holds the record
+// (YYYYMMDD, local time), as PBS names them.
+func (r *AcctRecord) Day(loc *time.Location) string {
+	return time.Unix(r.Time, 0).In(loc).Format("20060102")
+}
+
+// AcctValue quotes a value that holds a space (PBS quotes such values in
+// accounting records); other values are written as they are.
+func AcctValue(v string) string {
+	if strings.ContainsAny(v, " \t") {
+		return `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
+	}
+	return v
+}

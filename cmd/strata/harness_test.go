@@ -13,7 +13,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -44,8 +46,64 @@ func TestMain(m *testing.M) {
 	// The job's files are delivered as the job's owner; the tests' temp
 	// directories must be reachable by unprivileged users too.
 	code := m.Run()
+	killLeftovers(dir)
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// clusterDirs records every cluster directory this test process created.
+var clusterDirs struct {
+	sync.Mutex
+	dirs []string
+}
+
+// killLeftovers ends, with their whole sessions (jobs included), all
+// processes started from this test binary's copy of strata or from one of
+// its clusters, so a test that died before its cleanup leaves nothing.
+func killLeftovers(binDir string) {
+	clusterDirs.Lock()
+	marks := append([]string{binDir + "/"}, clusterDirs.dirs...)
+	clusterDirs.Unlock()
+	sessions := map[int]bool{}
+	procs := map[int]int{} // pid -> session
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		sid := sessionOf(pid)
+		procs[pid] = sid
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		for _, m := range marks {
+			if strings.Contains(string(cmdline), m) && sid > 0 {
+				sessions[sid] = true
+			}
+		}
+	}
+	for pid, sid := range procs {
+		if sessions[sid] {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// sessionOf reads a process's session id from /proc/<pid>/stat.
+func sessionOf(pid int) int {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(st), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(st[i+1:]))
+	if len(f) < 4 {
+		return 0
+	}
+	sid, _ := strconv.Atoi(f[3])
+	return sid
 }
 
 // cluster is a running local cluster.
@@ -75,6 +133,9 @@ func newCluster(t *testing.T, moms, ncpus int, serverTOML string) *cluster {
 	c := &cluster{t: t, dir: filepath.Join(base, "cluster"), work: filepath.Join(base, "work")}
 	os.MkdirAll(c.work, 0o777)
 	os.Chmod(c.work, 0o777)
+	clusterDirs.Lock()
+	clusterDirs.dirs = append(clusterDirs.dirs, base+"/")
+	clusterDirs.Unlock()
 	t.Cleanup(func() {
 		exec.Command(filepath.Join(binDir, "strata"), "cluster", "stop", "--dir", c.dir).Run()
 		if t.Failed() {

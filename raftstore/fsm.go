@@ -139,6 +139,9 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 		if err := s.snap.persistProvision(write); err != nil { // provisioning tables
 			return err
 		}
+		if err := s.snap.persistResvs(write); err != nil { // reservations
+			return err
+		}
 		for _, ti := range s.snap.tableIndexes() {
 			if err := write("index", ti); err != nil {
 				return err
@@ -187,6 +190,8 @@ func readSnapshot(r io.Reader, db *memdb.MemDB) error {
 			obj, table = &model.ProvOp{}, tableProvOps
 		case "provstat":
 			obj, table = &model.ProvStat{}, tableProvStats
+		case "resv":
+			obj, table = &model.Reservation{}, tableResvs
 		default:
 			return fmt.Errorf("unknown snapshot record %q", rec.Kind)
 		}

@@ -58,6 +58,8 @@ func schema() *memdb.DBSchema {
 		// Provisioning (state_provision.go).
 		tableProvOps:   provOpsSchema(),
 		tableProvStats: provStatsSchema(),
+		// Reservations (state_resv.go).
+		tableResvs: resvsSchema(),
 	}}
 }
 

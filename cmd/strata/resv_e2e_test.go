@@ -59,7 +59,7 @@ func TestResvLifecycle(t *testing.T) {
 	out := c.must("pbs_rstat")
 	lines := strings.Split(out, "\n")
 	if len(lines) != 4 || lines[0] != "Resv ID    Queue    User     State             Start / Duration / End              " ||
-		lines[1] != strings.Repeat("-", 69) || !strings.HasPrefix(lines[2], (id + "          ")[:11]+(queue+"        ")[:9]) ||
+		lines[1] != strings.Repeat("-", 69) || !strings.HasPrefix(lines[2], (id + "          ")[:11]+(queue + "        ")[:9]) ||
 		!strings.Contains(lines[2], " CO    ") || !strings.Contains(lines[2], " / 20 / ") {
 		t.Errorf("pbs_rstat:\n%s", out)
 	}

@@ -68,6 +68,12 @@ func (w *writer) apply(cmd Command) any {
 		return w.provisionStart(c)
 	case *ProvisionResult:
 		return w.provisionResult(c)
+	case *SubmitResv:
+		return w.submitResv(c)
+	case *ResvEvent:
+		return w.resvEvent(c)
+	case *DeleteResv:
+		return w.deleteResv(c)
 	}
 	return fmt.Errorf("no handler for %s", cmd.Type())
 }
@@ -254,6 +260,9 @@ func defaultPath(p, host, workdir, name, dirName string) string {
 
 func (w *writer) plan(c *ApplyPlan) any {
 	m := w.meta()
+	// Reservation hook point (apply_resv.go): verdicts first, so that a
+	// reservation confirmed in this plan is in place for its runs.
+	w.resvDecisions(c.Resvs, c.Now)
 	started := 0
 	for _, r := range c.Runs {
 		if w.run(&r, c.Now) {

@@ -36,6 +36,10 @@ const (
 	// Provisioning (commands_provision.go).
 	ProvisionStartType
 	ProvisionResultType
+	// Reservations (commands_resv.go).
+	SubmitResvType
+	ResvEventType
+	DeleteResvType
 )
 
 func (t MessageType) String() string {
@@ -84,6 +88,12 @@ func (t MessageType) String() string {
 		return "ProvisionStart"
 	case ProvisionResultType:
 		return "ProvisionResult"
+	case SubmitResvType:
+		return "SubmitResv"
+	case ResvEventType:
+		return "ResvEvent"
+	case DeleteResvType:
+		return "DeleteResv"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -125,6 +135,8 @@ type ApplyPlan struct {
 	// Estimates set or clear top jobs' estimated.start_time,
 	// estimated.exec_vnode and topjob (queued jobs only).
 	Estimates []JobEstimate `json:"estimates,omitempty"`
+	// Resvs confirm or deny unconfirmed reservations (apply_resv.go).
+	Resvs []ResvDecision `json:"resvs,omitempty"`
 }
 
 // JobEstimate is a top job's plan; Top false clears it.
@@ -277,6 +289,12 @@ func decode(data []byte) (Command, error) {
 		c = &ProvisionStart{}
 	case ProvisionResultType:
 		c = &ProvisionResult{}
+	case SubmitResvType:
+		c = &SubmitResv{}
+	case ResvEventType:
+		c = &ResvEvent{}
+	case DeleteResvType:
+		c = &DeleteResv{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

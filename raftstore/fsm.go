@@ -143,6 +143,9 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 		if err := s.snap.persistAcct(write); err != nil {
 			return err
 		}
+		if err := s.snap.persistResvs(write); err != nil { // reservations
+			return err
+		}
 		for _, ti := range s.snap.tableIndexes() {
 			if err := write("index", ti); err != nil {
 				return err
@@ -193,6 +196,8 @@ func readSnapshot(r io.Reader, db *memdb.MemDB) error {
 			obj, table = &model.ProvStat{}, tableProvStats
 		case "acct":
 			obj, table = &model.AcctRecord{}, tableAcct
+		case "resv":
+			obj, table = &model.Reservation{}, tableResvs
 		default:
 			return fmt.Errorf("unknown snapshot record %q", rec.Kind)
 		}

@@ -64,6 +64,8 @@ func schema() *memdb.DBSchema {
 		tableProvStats: provStatsSchema(),
 		// Accounting (accounting.go).
 		tableAcct: acctSchema(),
+		// Reservations (state_resv.go).
+		tableResvs: resvsSchema(),
 	}}
 }
 

@@ -41,6 +41,7 @@ type started struct {
 	exec []model.ExecChunk
 	end  int64
 	excl bool
+	resv string // the reservation it runs in (resv.go), if any
 }
 
 // Schedule runs one scheduling cycle over s and returns what to do: jobs to
@@ -58,7 +59,11 @@ func Schedule(s *Snapshot) *Plan {
 		Defs:          c.defs,
 		Now:           s.Now,
 	}
-	for _, r := range order.Rank(s.Queued) {
+	// Reservation hook point (resv.go): confirm or deny new reservations,
+	// run the jobs of running ones on their vnodes, and hold reserved
+	// vnodes in the calendar. It returns the other queued jobs.
+	queued := c.reservations()
+	for _, r := range order.Rank(queued) {
 		j := r.Job
 		if j.NeverRunEpoch != 0 && j.NeverRunEpoch == s.Epoch {
 			c.clearTop(j)
@@ -156,7 +161,7 @@ func (c *cycle) run(cl *class, dur int64) ([]model.ExecChunk, verdict) {
 		}
 	}
 	exec := c.commit(cl, m)
-	if c.snap.Config.StrictOrdering {
+	if c.snap.Config.StrictOrdering || c.cal != nil {
 		e := end(c.snap.Now, dur)
 		if c.cal != nil {
 			c.cal.addRunning(st, exec, e, cl.excl)

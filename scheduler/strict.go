@@ -56,7 +56,7 @@ func (c *cycle) considerAs(j *model.Job, formula float64, runID string) bool {
 	known := false
 	v := noFit
 	if !cl.failed {
-		if cfg.StrictOrdering {
+		if cfg.StrictOrdering || c.cal != nil { // c.cal: reservations hold vnodes (resv.go)
 			dur, known = c.duration(j), true
 		}
 		var exec []model.ExecChunk

@@ -31,6 +31,9 @@ type Snapshot struct {
 	Config  Config
 	// Provision is the provisioning policy and estimates (aoe.go).
 	Provision ProvisionInfo
+	// Reservations are the unconfirmed, confirmed and running
+	// reservations (resv.go), in submission order.
+	Reservations []*model.Reservation
 }
 
 // Queue is what the scheduler needs to know about a queue.
@@ -121,9 +124,11 @@ type Plan struct {
 	Runs      []Decision
 	Comments  []JobComment
 	Estimates []JobEstimate
+	// Resvs confirm or deny unconfirmed reservations (resv.go).
+	Resvs []ResvDecision
 }
 
 // Empty reports whether the plan changes nothing.
 func (p *Plan) Empty() bool {
-	return len(p.Runs) == 0 && len(p.Comments) == 0 && len(p.Estimates) == 0
+	return len(p.Runs) == 0 && len(p.Comments) == 0 && len(p.Estimates) == 0 && len(p.Resvs) == 0
 }

@@ -29,6 +29,9 @@ func admit(j *model.Job, id *Identity, cfg *model.ServerConfig, snap *raftstore.
 	if err := checkLimits(j, cfg.Defs, q.ResourcesMin, q.ResourcesMax); err != nil {
 		return err
 	}
+	if err := admitResvJob(j, snap, cfg); err != nil { // reservation hook point (resv.go)
+		return err
+	}
 	return checkMaxQueued(j, cfg, snap)
 }
 

@@ -33,6 +33,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST "+v+"/agent/events", s.wrap(s.handleEvents, true))
 	s.agentHookRoutes(mux)
 	s.provisionRoutes(mux) // provisioning (provision_api.go)
+	s.resvRoutes(mux)      // reservations (resv.go)
 	return mux
 }
 

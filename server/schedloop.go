@@ -70,6 +70,7 @@ func (s *Server) cycle() error {
 			s.logger.Printf("%s;%s", e.JobID, e.Note())
 		}
 	}
+	s.resvPlan(plan, cmd) // reservation hook point (resv_sched.go)
 	s.runjobHooks(&cfg, snap, cmd)
 	_, err := s.apply(cmd)
 	return err
@@ -88,6 +89,8 @@ func buildSnapshot(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot
 		Config: schedConfig(&cfg),
 		// Provisioning hook point (provision_sched.go).
 		Provision: provisionInfo(snap, &cfg),
+		// Reservation hook point (resv_sched.go).
+		Reservations: liveReservations(snap),
 	}
 	for name, q := range cfg.Queues {
 		in.Queues[name] = scheduler.Queue{Name: name, Priority: q.Priority, BackfillDepth: q.BackfillDepth}

@@ -407,7 +407,10 @@ started = true
 		// 1, as the reference's pbsnodes section says (§8).
 		{name: "214_unknown_node_pbsnodes", cmd: "pbsnodes", args: []string{"nosuch"},
 			stderr: "pbsnodes: Unknown node  nosuch\n", code: 1},
-		{name: "236_unknown_reservation", skip: "reservations are not implemented yet: pbs_rstat and pbs_rdel are placeholders, so nothing can return Unknown Reservation Id (15084)"},
+		{name: "236_unknown_reservation", cmd: "pbs_rstat", args: []string{"R999999"},
+			stderr: "pbs_rstat: Unknown Reservation Id\n", code: 236},
+		{name: "236_unknown_reservation_rdel", cmd: "pbs_rdel", args: []string{"R999999.e2e"},
+			stderr: "pbs_rdel: Unknown Reservation Id R999999.e2e\n", code: 236},
 		{name: "3_array_too_large", cmd: "qsub", args: []string{"-J", "0-10000", "--", "/bin/true"},
 			stderr: "qsub: Array job exceeds server or queue size limit\n", code: 3},
 		{name: "35_job_finished_qstat", cmd: "qstat", args: []string{done},

@@ -49,8 +49,6 @@ func allCommands() []*cli.Command {
 	var cmds []*cli.Command
 	cmds = append(cmds, serverCommand(), momCommand(), shepherdCommand(), clustercmd.Command(), benchcmd.Command(), simcmd.Command(), provisioncmd.Command())
 	cmds = append(cmds, pbscmd.Commands()...)
-	cmds = append(cmds, pbscmd.Later(
-		"pbs_rsub", "pbs_rstat", "pbs_rdel",
-	)...)
+	cmds = append(cmds, pbscmd.ReservationCommands()...)
 	return cmds
 }

@@ -1,0 +1,61 @@
+package raftstore
+
+import "github.com/strata-hpc/strata/model"
+
+// Reservation commands (docs/reservations.md). A reservation is a
+// replicated record; the scheduler confirms or denies it inside its plan
+// (ApplyPlan.Resvs) and the leader's reservation loop proposes the
+// timed transitions (start, end, provisioning lead), so a new leader
+// resumes from the state alone.
+
+// SubmitResv creates a reservation (pbs_rsub). The FSM assigns its
+// sequence number from the job counter and creates its queue.
+type SubmitResv struct {
+	Resv *model.Reservation `json:"resv"`
+	Now  int64              `json:"now"`
+}
+
+// ResvDecision is the scheduler's verdict on an unconfirmed reservation.
+type ResvDecision struct {
+	ID      string            `json:"id"`
+	Confirm bool              `json:"confirm"`
+	Nodes   []model.ExecChunk `json:"nodes,omitempty"`
+	Reason  string            `json:"reason,omitempty"`
+}
+
+// Reservation event kinds proposed by the leader's reservation loop.
+const (
+	ResvEventStart     = "start"     // start time reached: RN, queue started
+	ResvEventEnd       = "end"       // end time reached: jobs handled, next occurrence or gone
+	ResvEventProvision = "provision" // AOE lead time reached: provision its hosts
+	ResvEventPurge     = "purge"     // drop tombstones gone before Before
+)
+
+// ResvEvent is one timed transition of a reservation. The FSM re-checks
+// the time against the reservation, so a late or repeated event is
+// harmless.
+type ResvEvent struct {
+	ID     string `json:"id,omitempty"`
+	Kind   string `json:"kind"`
+	Before int64  `json:"before,omitempty"`
+	Now    int64  `json:"now"`
+}
+
+// DeleteResv deletes a reservation, its queue and its jobs (pbs_rdel).
+// Permission is checked by the server.
+type DeleteResv struct {
+	ID        string `json:"id"`
+	Requestor string `json:"requestor"`
+	Now       int64  `json:"now"`
+}
+
+// ResvEventResult says what an event did; Busy lists hosts whose
+// provisioning could not be queued yet (a job still runs there).
+type ResvEventResult struct {
+	Done bool     `json:"done"`
+	Busy []string `json:"busy,omitempty"`
+}
+
+func (SubmitResv) Type() MessageType { return SubmitResvType }
+func (ResvEvent) Type() MessageType  { return ResvEventType }
+func (DeleteResv) Type() MessageType { return DeleteResvType }

@@ -126,8 +126,10 @@ func TestProvisionRequests(t *testing.T) {
 	waitFor(t, 10*time.Second, "comment", func() bool {
 		return str(c.job(id)["comment"]) == "Not Running: Cannot provision, provisioning disabled on server"
 	})
-	c.provHook(localHook)
+	// Disable the vnode before the hook exists, so no cycle in between
+	// can start provisioning it.
 	c.must("qmgr", "-c", "set node node1 provision_enable = false")
+	c.provHook(localHook)
 	waitFor(t, 10*time.Second, "vnode comment", func() bool {
 		return str(c.job(id)["comment"]) == "Not Running: Cannot provision, provisioning disabled on vnode"
 	})

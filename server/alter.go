@@ -71,7 +71,7 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 		}
 		cmd.Resources = res
 	}
-	if err := s.jobHooks(r.Context(), "modifyjob", j, id, cfg); err != nil {
+	if err := s.jobHooks(r.Context(), "modifyjob", j, "", id, cfg); err != nil {
 		return nil, err
 	}
 	_, err = s.apply(cmd)

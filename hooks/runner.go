@@ -26,6 +26,9 @@ type Event struct {
 	// Job is the job the event is about, with its attributes.
 	Job    *model.Job `json:"job,omitempty"`
 	Vnodes []string   `json:"vnode_list,omitempty"`
+	// SrcQueue is set for movejob: the queue the job leaves (Job.Queue is
+	// already the destination, as in PBS's movejob event).
+	SrcQueue string `json:"src_queue,omitempty"`
 	// Vnode and AOE are set for provision events.
 	Vnode string `json:"vnode,omitempty"`
 	AOE   string `json:"aoe,omitempty"`
@@ -172,6 +175,9 @@ func hookEnv(ev Event) []string {
 	env := []string{"STRATA_HOOK_EVENT=" + ev.Type, "STRATA_HOOK_NAME=" + ev.Hook, "STRATA_HOOK_REQUESTOR=" + ev.Requestor}
 	if ev.Job != nil {
 		env = append(env, "STRATA_HOOK_JOBID="+ev.Job.ID, "STRATA_HOOK_JOBOWNER="+ev.Job.User, "STRATA_HOOK_QUEUE="+ev.Job.Queue)
+	}
+	if ev.SrcQueue != "" {
+		env = append(env, "STRATA_HOOK_SRC_QUEUE="+ev.SrcQueue)
 	}
 	if ev.Type == "provision" {
 		env = append(env, "STRATA_HOOK_VNODE="+ev.Vnode, "STRATA_HOOK_AOE="+ev.AOE)

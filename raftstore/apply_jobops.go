@@ -96,6 +96,9 @@ func (w *writer) alterJob(c *AlterJob) any {
 			return model.Errorf(model.PBSEModAtrRun, " Resource_List.place")
 		}
 	}
+	if c.MaxRunSubjobs != nil && (j.Array == nil || *c.MaxRunSubjobs < 0) {
+		return model.Errorf(model.PBSEBadAttrVal, " max_run_subjobs")
+	}
 	var pending, before []model.Dep
 	if c.Depend != nil {
 		if j.IsRunning() {
@@ -131,6 +134,11 @@ func (w *writer) alterJob(c *AlterJob) any {
 	}
 	if c.ExecTime != nil {
 		j.ExecTime = *c.ExecTime
+	}
+	if c.MaxRunSubjobs != nil {
+		// Lowering it below the running count stops no subjob; no new
+		// one starts until the count is under the limit.
+		j.Array.MaxRun = *c.MaxRunSubjobs
 	}
 	if c.Resources != nil {
 		j.ResourceList = c.Resources.List

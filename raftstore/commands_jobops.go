@@ -51,6 +51,8 @@ type AlterJob struct {
 	Depend     *string     `json:"depend,omitempty"`
 	Deps       []model.Dep `json:"deps,omitempty"` // with Depend
 	Resources  *AlteredRes `json:"resources,omitempty"`
+	// MaxRunSubjobs changes an array's max_run_subjobs (0: no limit).
+	MaxRunSubjobs *int64 `json:"max_run_subjobs,omitempty"`
 }
 
 // AlteredRes is a job's new resource request, complete.

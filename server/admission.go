@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/strata-hpc/strata/model"
@@ -12,6 +13,9 @@ import (
 // max_queued. The snapshot supplies the jobs already queued.
 func admit(j *model.Job, id *Identity, cfg *model.ServerConfig, snap *raftstore.StateSnapshot) error {
 	q := cfg.Queues[j.Queue]
+	if cfg.ACLHostEnable && !hostACLMatch(cfg.ACLHosts, id.Host) {
+		return model.Err(model.PBSEPerm)
+	}
 	if cfg.ACLUserEnable && !aclMatch(cfg.ACLUsers, id.User, id.Host) {
 		return model.Err(model.PBSEPerm)
 	}
@@ -40,6 +44,37 @@ func aclMatch(acl []string, user, host string) bool {
 	for _, e := range acl {
 		u, h, hasHost := strings.Cut(e, "@")
 		if (u == user || u == "*") && (!hasHost || h == "*" || h == host || strings.HasPrefix(host, h+".")) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostACLMatch accepts a host named in acl: "host" (also matching
+// host.domain), "host.domain" (also matching its short name), "*.domain"
+// and "*"; names compare without case. An entry "-host" denies that host
+// even when a later entry would allow it, as PBS ACLs do.
+func hostACLMatch(acl []string, host string) bool {
+	host = strings.ToLower(host)
+	match := func(e string) bool {
+		switch {
+		case e == "*":
+			return true
+		case strings.HasPrefix(e, "*."):
+			return strings.HasSuffix(host, e[1:])
+		}
+		es, _, _ := strings.Cut(e, ".")
+		return e == host || strings.HasPrefix(host, e+".") || (e != es && es == host)
+	}
+	for _, e := range acl {
+		e = strings.ToLower(strings.TrimSpace(e))
+		if deny, ok := strings.CutPrefix(e, "-"); ok && match(deny) {
+			return false
+		}
+	}
+	for _, e := range acl {
+		e = strings.ToLower(strings.TrimSpace(e))
+		if !strings.HasPrefix(e, "-") && match(strings.TrimPrefix(e, "+")) {
 			return true
 		}
 	}
@@ -85,7 +120,10 @@ func checkLimits(j *model.Job, defs model.ResourceDefs, min, max map[string]stri
 }
 
 // checkMaxQueued enforces the server's and the queue's max_queued: jobs
-// not finished count, per overall, user and group limits.
+// not finished count, per overall, user, group and project limits. The
+// texts are OpenPBS's: a limit on everyone or on a named entity is "already
+// in" (PBSE 15142, exit 38); a PBS_GENERIC limit "would exceed" (15143,
+// exit 39). The server's scope is called "complex", as in PBS.
 func checkMaxQueued(j *model.Job, cfg *model.ServerConfig, snap *raftstore.StateSnapshot) error {
 	q := cfg.Queues[j.Queue]
 	srvLimits, _ := model.ParseLimits(cfg.MaxQueued)
@@ -93,49 +131,71 @@ func checkMaxQueued(j *model.Job, cfg *model.ServerConfig, snap *raftstore.State
 	if len(srvLimits) == 0 && len(qLimits) == 0 {
 		return nil
 	}
-	var all, user, group, qAll, qUser, qGroup int64
+	type counts struct{ all, user, group, project int64 }
+	var srv, inQ counts
 	for _, o := range snap.Jobs() {
 		if o.IsFinished() {
 			continue
 		}
-		inQ := o.Queue == j.Queue
-		all++
-		if inQ {
-			qAll++
-		}
-		if o.User == j.User {
-			user++
-			if inQ {
-				qUser++
+		for _, c := range []*counts{&srv, &inQ} {
+			if c == &inQ && o.Queue != j.Queue {
+				continue
 			}
-		}
-		if o.Group == j.Group {
-			group++
-			if inQ {
-				qGroup++
+			c.all++
+			if o.User == j.User {
+				c.user++
+			}
+			if o.Group == j.Group {
+				c.group++
+			}
+			if o.Project == j.Project {
+				c.project++
 			}
 		}
 	}
-	check := func(ls []model.Limit, where string, all, user, group int64) error {
-		for _, c := range []struct {
-			kind byte
-			name string
-			n    int64
-		}{{'o', "PBS_ALL", all}, {'u', j.User, user}, {'g', j.Group, group}} {
-			lim, ok := model.LimitFor(ls, c.kind, c.name)
-			if !ok {
+	check := func(ls []model.Limit, c counts, queue string) error {
+		where := "complex"
+		if queue != "" {
+			where = "queue " + queue
+		}
+		if lim, ok := limitNamed(ls, 'o', "PBS_ALL"); ok && c.all >= lim {
+			return &model.PBSError{Code: model.PBSEMaxQueued, Msg: "Maximum number of jobs already in " + where}
+		}
+		for _, e := range []struct {
+			kind       byte
+			word, name string
+			n          int64
+		}{{'u', "user", j.User, c.user}, {'g', "group", j.Group, c.group}, {'p', "project", j.Project, c.project}} {
+			if lim, ok := limitNamed(ls, e.kind, e.name); ok {
+				if e.n >= lim {
+					return &model.PBSError{Code: model.PBSEMaxQueued, Msg: fmt.Sprintf("Maximum number of jobs for %s %s already in %s", e.word, e.name, where)}
+				}
 				continue
 			}
-			if c.n >= lim {
-				return &model.PBSError{Code: model.PBSEMaxQueued, Msg: model.Message(model.PBSEMaxQueued) + " " + where}
+			if lim, ok := limitNamed(ls, e.kind, "PBS_GENERIC"); ok && e.n >= lim {
+				scope := "complex's"
+				if queue != "" {
+					scope = "queue " + queue + "'s"
+				}
+				return &model.PBSError{Code: model.PBSEMaxQueuedWouldBe, Msg: fmt.Sprintf("would exceed %s per-%s limit", scope, e.word)}
 			}
 		}
 		return nil
 	}
-	if err := check(qLimits, j.Queue, qAll, qUser, qGroup); err != nil {
+	if err := check(qLimits, inQ, j.Queue); err != nil {
 		return err
 	}
-	return check(srvLimits, "server", all, user, group)
+	return check(srvLimits, srv, "")
+}
+
+// limitNamed is the limit of exactly this entity (no PBS_GENERIC fallback).
+func limitNamed(ls []model.Limit, kind byte, who string) (int64, bool) {
+	for _, l := range ls {
+		if l.Kind == kind && l.Who == who {
+			return l.Value, true
+		}
+	}
+	return 0, false
 }
 
 // runAllowance returns a filter that admits queued jobs as scheduling

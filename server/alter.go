@@ -24,7 +24,10 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 		Name: req.Name, Priority: req.Priority, Rerun: req.Rerunable, ExecTime: req.ExecTime,
 		Account: req.Account, Project: req.Project, MailPoints: req.MailPoints, MailUsers: req.MailUsers,
 		Join: req.Join, Keep: req.Keep, Output: req.Output, Error: req.Error, Shell: req.Shell,
-		GroupList: req.GroupList,
+		GroupList: req.GroupList, MaxRunSubjobs: req.MaxRunSubjobs,
+	}
+	if req.MaxRunSubjobs != nil && (j.Array == nil || *req.MaxRunSubjobs < 0) {
+		return nil, model.Errorf(model.PBSEBadAttrVal, " max_run_subjobs")
 	}
 	if req.Name != nil && !jobNameRE.MatchString(*req.Name) {
 		return nil, model.Errorf(model.PBSEBadAttrVal, " Job_Name")
@@ -71,7 +74,7 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 		}
 		cmd.Resources = res
 	}
-	if err := s.jobHooks(r.Context(), "modifyjob", j, id, cfg); err != nil {
+	if err := s.jobHooks(r.Context(), "modifyjob", j, "", id, cfg); err != nil {
 		return nil, err
 	}
 	_, err = s.apply(cmd)

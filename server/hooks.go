@@ -98,12 +98,20 @@ func (s *Server) queuejobHooks(ctx context.Context, j *model.Job, id *Identity, 
 	return nil
 }
 
-// jobHooks runs an accept/reject event (modifyjob, movejob) on a job.
-func (s *Server) jobHooks(ctx context.Context, event string, j *model.Job, id *Identity, cfg *model.ServerConfig) error {
+// jobHooks runs an accept/reject event (modifyjob, movejob) on a job. For
+// movejob, dest is the destination queue: the hook sees the job in it and
+// the queue it leaves as src_queue.
+func (s *Server) jobHooks(ctx context.Context, event string, j *model.Job, dest string, id *Identity, cfg *model.ServerConfig) error {
 	if len(hooks.Ordered(cfg.Hooks, event)) == 0 {
 		return nil
 	}
-	_, err := s.runServerHooks(ctx, cfg, hooks.Event{Type: event, Requestor: requestor(id), Job: j})
+	ev := hooks.Event{Type: event, Requestor: requestor(id), Job: j}
+	if dest != "" {
+		moved := j.Copy()
+		moved.Queue = dest
+		ev.Job, ev.SrcQueue = moved, j.Queue
+	}
+	_, err := s.runServerHooks(ctx, cfg, ev)
 	return err
 }
 

@@ -171,7 +171,7 @@ func (s *Server) handleMove(w http.ResponseWriter, r *http.Request, id *Identity
 	if _, ok := cfg.Queues[queue]; !ok {
 		return nil, model.Err(model.PBSEUnknownQueue)
 	}
-	if err := s.jobHooks(r.Context(), "movejob", j, id, cfg); err != nil {
+	if err := s.jobHooks(r.Context(), "movejob", j, queue, id, cfg); err != nil {
 		return nil, err
 	}
 	_, err = s.apply(&raftstore.MoveJob{JobID: j.ID, Queue: queue, Requestor: requestor(id), Now: s.now().Unix()})

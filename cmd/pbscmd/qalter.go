@@ -145,6 +145,13 @@ func parseQalter(env *Env, args []string) (*qalterRequest, []string, error) {
 				case "group_list":
 					v := a.value
 					req.GroupList = &v
+				case "max_run_subjobs":
+					n, err := strconv.ParseInt(a.value, 10, 64)
+					if err != nil || n < 0 {
+						req.badW = model.Errorf(model.PBSEBadAttrVal, " %s", a.name)
+						continue
+					}
+					req.MaxRunSubjobs = &n
 				default:
 					name, _, _ := strings.Cut(a.name, ".")
 					switch {

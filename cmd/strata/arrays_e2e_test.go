@@ -167,3 +167,56 @@ func TestArrayDeleteRange(t *testing.T) {
 		t.Errorf("qstat of the deleted array: exit %d", r.code)
 	}
 }
+
+// TestArrayAlterMaxRunSubjobs changes a queued array's concurrency limit
+// with qalter -W max_run_subjobs=N (pbs-cli.md §6).
+func TestArrayAlterMaxRunSubjobs(t *testing.T) {
+	c := startCluster(t, 1, 4)
+	id := c.submit("#!/bin/sh\nsleep 300\n", "-J", "1-6%1")
+	running := func() int {
+		n := 0
+		for rid, st := range qstatRows(c.run("qstat", "-t").stdout) {
+			if rid != id && st == "R" {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, 30*time.Second, "one subjob to run", func() bool { return running() == 1 })
+
+	// Raising the limit lets more subjobs start at once (4 cpus: 3 fit).
+	if r := c.run("qalter", "-W", "max_run_subjobs=3", id); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("qalter -W max_run_subjobs=3: %+v", r)
+	}
+	waitFor(t, 30*time.Second, "three subjobs to run", func() bool { return running() == 3 })
+	if out := c.must("qstat", "-f", id); !strings.Contains(out, "    max_run_subjobs = 3\n") {
+		t.Errorf("qstat -f after qalter:\n%s", out)
+	}
+	// Lowering it stops nothing that runs; with the limit reached, nothing
+	// more starts (checked by the scheduler's view: 3 still run after a
+	// cycle that had a free cpu).
+	c.must("qalter", "-W", "max_run_subjobs=2", id)
+	if out := c.must("qstat", "-f", id); !strings.Contains(out, "    max_run_subjobs = 2\n") {
+		t.Errorf("qstat -f after lowering:\n%s", out)
+	}
+	if n := running(); n != 3 {
+		t.Errorf("lowering max_run_subjobs changed the running subjobs: %d run", n)
+	}
+
+	// Errors: a bad value, a job that is not an array, a subjob.
+	plain := strings.TrimSpace(c.must("qsub", "-h", "--", "/bin/true"))
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+		code   int
+	}{
+		{[]string{"-W", "max_run_subjobs=x", id}, "qalter: Illegal attribute or resource value max_run_subjobs " + id + "\n", 166},
+		{[]string{"-W", "max_run_subjobs=2", plain}, "qalter: Illegal attribute or resource value max_run_subjobs " + plain + "\n", 166},
+		{[]string{"-W", "max_run_subjobs=2", strings.Replace(id, "[]", "[1]", 1)}, "qalter: Invalid request (subjobs and ranges are not accepted; name the whole array " + id + ") " + strings.Replace(id, "[]", "[1]", 1) + "\n", 156},
+	} {
+		if r := c.run("qalter", tc.args...); r.code != tc.code || r.stderr != tc.stderr || r.stdout != "" {
+			t.Errorf("qalter %v:\n got exit %d stderr %q\nwant exit %d stderr %q", tc.args, r.code, r.stderr, tc.code, tc.stderr)
+		}
+	}
+	c.must("qdel", "-W", "force", id)
+}

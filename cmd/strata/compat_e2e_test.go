@@ -351,6 +351,33 @@ started = true
 name = "closedq"
 enabled = false
 started = true
+
+# Only nobody may submit here.
+[[queue]]
+name = "aclq"
+enabled = true
+started = true
+acl_user_enable = true
+acl_users = ["nobody"]
+
+[[queue]]
+name = "smallq"
+enabled = true
+started = true
+resources_max = { ncpus = "1" }
+
+# Stopped, so their jobs stay queued and count against max_queued.
+[[queue]]
+name = "fullq"
+enabled = true
+started = false
+max_queued = "[o:PBS_ALL=1]"
+
+[[queue]]
+name = "userq"
+enabled = true
+started = false
+max_queued = "[u:PBS_GENERIC=1]"
 `)
 	running := strings.TrimSpace(c.must("qsub", "-N", "running", "--", "/bin/sleep", "1000"))
 	waitFor(t, 30*time.Second, "the job to run", func() bool { return str(c.job(running)["substate"]) == "42" })
@@ -358,6 +385,10 @@ started = true
 	done := strings.TrimSpace(c.must("qsub", "--", "/bin/true"))
 	c.waitState(done, 30*time.Second, "F")
 	queued := strings.TrimSpace(c.must("qsub", "-l", "select=1:ncpus=3", "--", "/bin/true"))
+
+	// One job in each limited queue: the next one is over the limit.
+	c.must("qsub", "-q", "fullq", "--", "/bin/true")
+	c.must("qsub", "-q", "userq", "--", "/bin/true")
 
 	big := filepath.Join(c.work, "big.sh")
 	if err := os.WriteFile(big, []byte("#!/bin/sh\n"+strings.Repeat("# padding padding padding padding\n", 17<<20/34+1)), 0o644); err != nil {
@@ -393,12 +424,14 @@ started = true
 			stderr: "qstat: Unknown queue nosuch\n", code: 170},
 		{name: "173_queue_not_enabled", cmd: "qsub", args: []string{"-q", "closedq", "--", "/bin/true"},
 			stderr: "qsub: Queue is not enabled\n", code: 173},
-		{name: "174_queue_access", skip: "queue ACLs are not implemented yet: model.QueueConfig has no acl_user_enable/acl_users and no server path returns PBSEQueueAccess (15022)"},
+		{name: "174_queue_access", cmd: "qsub", args: []string{"-q", "aclq", "--", "/bin/true"},
+			stderr: "qsub: Access to queue is denied\n", code: 174},
 		{name: "187_unknown_resource", cmd: "qsub", args: []string{"-l", "foo=1", "--", "/bin/true"},
 			stderr: "qsub: Unknown resource Resource_List.foo\n", code: 187},
 		{name: "187_unknown_resource_in_chunk", cmd: "qsub", args: []string{"-l", "select=1:foo=1", "--", "/bin/true"},
 			stderr: "qsub: Unknown resource: foo\n", code: 187},
-		{name: "188_exceeds_limits", skip: "resources_max/resources_min are not configurable on queues or the server yet, so no request can violate a limit (PBSEExceedsLimits 15036 is never returned)"},
+		{name: "188_exceeds_limits", cmd: "qsub", args: []string{"-q", "smallq", "-l", "select=1:ncpus=2", "--", "/bin/true"},
+			stderr: "qsub: Job violates queue and/or server resource limits\n", code: 188},
 		{name: "206_bad_dependency", cmd: "qsub", args: []string{"-W", "depend=afterok:987654", "--", "/bin/true"},
 			stderr: "qsub: Invalid Job Dependency\n", code: 206},
 		{name: "214_unknown_node_qrun", cmd: "qrun", args: []string{"-H", "nosuch", queued},
@@ -417,8 +450,10 @@ started = true
 			stderr: "qstat: " + done + " Job has finished, use -x or -H to obtain historical job information\n", code: 35},
 		{name: "35_job_finished_qdel", cmd: "qdel", args: []string{done},
 			stderr: "qdel: Job has finished " + done + "\n", code: 35},
-		{name: "38_max_queued", skip: "max_queued limits are not implemented yet (no server or queue setting; PBSEMaxQueued 15142 is never returned)"},
-		{name: "39_max_queued_would_exceed", skip: "max_queued_res limits are not implemented yet (PBSEMaxQueuedWouldBe 15143 is never returned)"},
+		{name: "38_max_queued", cmd: "qsub", args: []string{"-q", "fullq", "--", "/bin/true"},
+			stderr: "qsub: Maximum number of jobs already in queue fullq\n", code: 38},
+		{name: "39_max_queued_would_exceed", cmd: "qsub", args: []string{"-q", "userq", "--", "/bin/true"},
+			stderr: "qsub: would exceed queue userq's per-user limit\n", code: 39},
 
 		// Errors detected in the client.
 		{name: "client_illegal_option_value", cmd: "qsub", args: []string{"-p", "abc", "--", "/bin/true"},
@@ -435,6 +470,29 @@ started = true
 	for _, e := range cases {
 		t.Run(e.name, func(t *testing.T) { e.check(t, c) })
 	}
+
+	// The PBS_GENERIC limit is per user: nobody has no job in userq yet,
+	// and the queue's ACL lets nobody in where root is refused.
+	t.Run("limits_are_per_user", func(t *testing.T) {
+		for _, q := range []string{"userq", "aclq"} {
+			if r := c.runAs(nobody, "", "qsub", "-q", q, "-h", "--", "/bin/true"); r.code != 0 || r.stderr != "" {
+				t.Errorf("nobody's qsub -q %s: exit %d stderr %q", q, r.code, r.stderr)
+			}
+		}
+	})
+
+	// Server acl_hosts: with acl_host_enable, a submission from a host
+	// that is not listed is refused (every submission comes from the
+	// server's host today); listing the host lets it in again.
+	t.Run("159_unauthorized_acl_hosts", func(t *testing.T) {
+		defer c.must("qmgr", "-c", "unset server acl_host_enable; unset server acl_hosts")
+		c.must("qmgr", "-c", "set server acl_hosts = login.example.com, acl_host_enable = true")
+		errCase{cmd: "qsub", args: []string{"--", "/bin/true"}, stderr: "qsub: Unauthorized Request \n", code: 159}.check(t, c)
+		c.must("qmgr", "-c", "set server acl_hosts += "+shortHostname(t))
+		if r := c.run("qsub", "-h", "--", "/bin/true"); r.code != 0 || r.stderr != "" {
+			t.Errorf("qsub from a listed host: exit %d stderr %q", r.code, r.stderr)
+		}
+	})
 
 	t.Run("client_cannot_connect", func(t *testing.T) {
 		saved := c.env

@@ -29,6 +29,9 @@ type AlterRequest struct {
 	GroupList  *string           `json:"group_list,omitempty"`
 	Depend     *string           `json:"depend,omitempty"`
 	Resources  map[string]string `json:"resources,omitempty"`
+	// MaxRunSubjobs is an array's max_run_subjobs (qalter -W
+	// max_run_subjobs=N); 0 removes the limit.
+	MaxRunSubjobs *int64 `json:"max_run_subjobs,omitempty"`
 }
 
 // SignalRequest is qsig's body: a signal name (SIGTERM, TERM, 15) or

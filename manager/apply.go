@@ -95,6 +95,8 @@ func setServerAttr(c *model.ServerConfig, a Attr) error {
 		return setList(&c.ACLRoots, a, validUserHost)
 	case "comment":
 		return setString(&c.Comment, a, "")
+	case "default_qsub_arguments":
+		return setString(&c.DefaultQsubArguments, a, "")
 	case "flatuid":
 		return setBool(&c.FlatUID, a, false)
 	case "job_history_enable":

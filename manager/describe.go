@@ -88,6 +88,7 @@ func DescribeServer(c *model.ServerConfig) Object {
 	it.add("acl_users", c.ACLUsers...)
 	it.add("acl_roots", c.ACLRoots...)
 	it.add("comment", c.Comment)
+	it.add("default_qsub_arguments", c.DefaultQsubArguments)
 	it.res("resources_default", c.ResourcesDefault)
 	it.res("default_chunk", c.DefaultChunk)
 	it.add("max_run", limitValues(c.MaxRun)...)

@@ -84,6 +84,9 @@ type ServerConfig struct {
 	Scheduling       bool              `json:"scheduling"`
 	NodeSortKeys     []string          `json:"node_sort_key"`
 	Comment          string            `json:"comment,omitempty"`
+	// DefaultQsubArguments is default_qsub_arguments: qsub options applied
+	// below directives and the command line.
+	DefaultQsubArguments string `json:"default_qsub_arguments,omitempty"`
 
 	// SchedulerIteration is the periodic cycle in seconds (0: the file's).
 	SchedulerIteration int64 `json:"scheduler_iteration,omitempty"`

@@ -71,6 +71,8 @@ type Config struct {
 	// Comment is the server's comment attribute, shown above qstat's
 	// tables.
 	Comment string `toml:"comment"`
+	// DefaultQsubArguments seeds default_qsub_arguments.
+	DefaultQsubArguments string `toml:"default_qsub_arguments"`
 	// Job order and strict ordering (docs/scheduling.md). BackfillDepth
 	// defaults to 1, OpenPBS's value for an unset backfill_depth.
 	ByQueue                 bool     `toml:"by_queue"`
@@ -264,7 +266,8 @@ func (c *Config) ServerConfig() model.ServerConfig {
 			StrictOrdering:          c.StrictOrdering,
 			BackfillDepth:           int64(c.BackfillDepth),
 		},
-		Comment: c.Comment,
+		Comment:              c.Comment,
+		DefaultQsubArguments: c.DefaultQsubArguments,
 	}
 }
 

@@ -230,6 +230,7 @@ func (s *Server) serverInfo(snap *raftstore.StateSnapshot) api.ServerInfo {
 		info.Name = s.cfg.Name
 	}
 	info.Comment = cfg.Comment
+	info.DefaultQsubArguments = cfg.DefaultQsubArguments
 	info.MaxJobSequenceID = cfg.MaxJobSequenceID
 	perQueue := map[string]int{}
 	for _, name := range model.SortedKeys(cfg.Queues) {

@@ -124,6 +124,18 @@ func (sc *scanner) peekWord() string {
 	return w
 }
 
+// operatorFollows reports whether the word after the next one starts with
+// an assignment operator ("name = v", "name += v"): then the next word is
+// an attribute, whether or not this qmgr knows its name.
+func (sc *scanner) operatorFollows() bool {
+	save := sc.pos
+	defer func() { sc.pos = save }()
+	sc.word()
+	sc.skipSpace()
+	rest := sc.s[sc.pos:]
+	return strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, "+=") || strings.HasPrefix(rest, "-=")
+}
+
 func (sc *scanner) done() bool {
 	sc.skipSpace()
 	return sc.pos >= len(sc.s)
@@ -174,7 +186,7 @@ func parseQmgrDirective(text string) (*qmgrDirective, *qmgrParseError) {
 	}
 	// A name list follows unless the next word starts the attributes.
 	next := sc.peekWord()
-	if next != "" && !startsAttr(d.object, next) {
+	if next != "" && !startsAttr(d.object, next) && !sc.operatorFollows() {
 		nw, npos := sc.word()
 		names, ok := parseNames(nw)
 		if !ok {
@@ -225,16 +237,17 @@ func knownAttr(object, name string) bool {
 
 var qmgrAttrNames = map[string][]string{
 	"server": {"scheduling", "managers", "operators", "default_queue", "acl_host_enable", "acl_hosts", "acl_user_enable",
-		"acl_users", "acl_roots", "comment", "resources_default", "default_chunk", "max_run", "max_queued", "max_array_size",
+		"acl_users", "acl_roots", "comment", "default_qsub_arguments", "resources_default", "default_chunk", "max_run", "max_queued", "max_array_size",
 		"max_concurrent_provision", "max_job_sequence_id", "scheduler_iteration", "flatuid", "query_other_jobs",
 		"job_history_enable", "job_history_duration", "node_fail_requeue", "server_state", "total_jobs", "state_count", "pbs_version"},
 	"queue": {"queue_type", "priority", "acl_user_enable", "acl_users", "acl_group_enable", "acl_groups", "max_run", "max_queued",
-		"resources_max", "resources_min", "resources_default", "default_chunk", "enabled", "started", "total_jobs", "state_count"},
+		"resources_max", "resources_min", "resources_default", "default_chunk", "backfill_depth", "enabled", "started", "total_jobs", "state_count"},
 	"node": {"state", "comment", "resources_available", "sort_priority", "priority", "provision_enable", "current_aoe",
 		"Mom", "Port", "ntype", "pcpus", "jobs"},
 	"resource": {"type", "flag"},
-	"sched":    {"provision_policy", "node_sort_key", "job_sort_key", "by_queue", "strict_ordering", "backfill_depth", "sched_min_interval"},
-	"hook":     {"type", "enabled", "event", "user", "alarm", "order", "debug", "fail_action", "freq"},
+	"sched": {"provision_policy", "node_sort_key", "job_sort_key", "by_queue", "round_robin", "strict_ordering", "backfill_depth",
+		"job_sort_formula", "job_sort_formula_threshold", "sched_min_interval"},
+	"hook": {"type", "enabled", "event", "user", "alarm", "order", "debug", "fail_action", "freq"},
 }
 
 // parseNames splits "a,b@default"; a server suffix is accepted and dropped

@@ -36,11 +36,15 @@ func Qsub(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stdout, "pbs_version = %s\n", api.PBSVersion)
 		return 0
 	}
-	req, quiet, err := buildSubmit(env, args)
+	s := newSession(env)
+	defaults, err := defaultQsubArguments(ctx, s)
 	if err != nil {
 		return reportQsub(env, err)
 	}
-	s := newSession(env)
+	req, quiet, err := buildSubmit(env, args, defaults)
+	if err != nil {
+		return reportQsub(env, err)
+	}
 	id, err := s.client.Submit(ctx, &req.SubmitRequest, submitRetry)
 	if err != nil {
 		return reportQsub(env, err)
@@ -74,9 +78,31 @@ func reportQsub(env *Env, err error) int {
 	return 1
 }
 
-// buildSubmit turns qsub's command line (plus the script's directives) into
-// a submit request; quiet reports -z. Nothing is sent to the server here.
-func buildSubmit(env *Env, args []string) (*submitReq, bool, error) {
+// defaultQsubArguments reads the server's default_qsub_arguments, parsed
+// with qsub's own grammar (nil when there are none).
+func defaultQsubArguments(ctx context.Context, s *session) (*qsubOpts, error) {
+	info, err := s.client.Server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(info.DefaultQsubArguments) == "" {
+		return nil, nil
+	}
+	words, err := splitWords(info.DefaultQsubArguments)
+	if err != nil {
+		return nil, fmt.Errorf("default_qsub_arguments: %w", err)
+	}
+	o, _, err := parseQsubWords(words)
+	if err != nil {
+		return nil, fmt.Errorf("default_qsub_arguments %q: %w", info.DefaultQsubArguments, err)
+	}
+	return o, nil
+}
+
+// buildSubmit turns qsub's command line (plus the script's directives and
+// the server's defaults) into a submit request; quiet reports -z. Nothing is
+// sent to the server here.
+func buildSubmit(env *Env, args []string, defaults *qsubOpts) (*submitReq, bool, error) {
 	cmdline, split, err := parseQsubWords(args)
 	if err != nil {
 		return nil, false, err
@@ -128,7 +154,7 @@ func buildSubmit(env *Env, args []string) (*submitReq, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	opts := mergeQsub(fromScript, cmdline)
+	opts := mergeQsub(defaults, fromScript, cmdline)
 	if err := unsupportedQsubOption(opts); err != nil {
 		return nil, false, err
 	}

@@ -123,11 +123,13 @@ func parseQsubWords(words []string) (*qsubOpts, getoptArgs, error) {
 	return o, split, nil
 }
 
-// mergeQsub returns directives overlaid with the command line: the command
-// line wins option by option, and -l merges by resource name.
-func mergeQsub(directives, cmdline *qsubOpts) *qsubOpts {
+// mergeQsub overlays option sources, weakest first (the server's
+// default_qsub_arguments, then the script's directives, then the command
+// line): a later source wins option by option, and -l merges by resource
+// name.
+func mergeQsub(sources ...*qsubOpts) *qsubOpts {
 	out := &qsubOpts{vals: map[byte]string{}, bools: map[byte]bool{}}
-	for _, src := range []*qsubOpts{directives, cmdline} {
+	for _, src := range sources {
 		if src == nil {
 			continue
 		}

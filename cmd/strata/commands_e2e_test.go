@@ -110,3 +110,24 @@ func TestSuspendResumeRerunAndNodes(t *testing.T) {
 		t.Errorf("qstat -Q:\n%s", q)
 	}
 }
+
+// TestDefaultQsubArguments: the server's default_qsub_arguments apply below
+// the script's directives, which apply below the command line.
+func TestDefaultQsubArguments(t *testing.T) {
+	c := startCluster(t, 1, 1)
+	c.must("qmgr", "-c", `set server default_qsub_arguments = "-N fromdefault -l walltime=00:07:00 -p 5"`)
+	if out := c.must("qmgr", "-c", "list server"); !strings.Contains(out, "default_qsub_arguments = -N fromdefault -l walltime=00:07:00 -p 5") {
+		t.Errorf("list server:\n%s", out)
+	}
+	plain := c.submit("true\n", "-h")
+	j := c.job(plain)
+	if j["Job_Name"] != "fromdefault" || str(j["Priority"]) != "5" || str(j["Resource_List"].(map[string]any)["walltime"]) != "00:07:00" {
+		t.Errorf("defaults not applied: %v %v %v", j["Job_Name"], j["Priority"], j["Resource_List"])
+	}
+	layered := c.submit("#PBS -N fromscript\n#PBS -p 3\ntrue\n", "-h", "-p", "1")
+	j = c.job(layered)
+	if j["Job_Name"] != "fromscript" || str(j["Priority"]) != "1" || str(j["Resource_List"].(map[string]any)["walltime"]) != "00:07:00" {
+		t.Errorf("precedence wrong: name %v priority %v list %v", j["Job_Name"], j["Priority"], j["Resource_List"])
+	}
+	c.must("qdel", plain, layered)
+}

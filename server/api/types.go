@@ -77,6 +77,9 @@ type ServerInfo struct {
 	// Comment is the server's comment attribute (shown above qstat's
 	// tables).
 	Comment string `json:"comment,omitempty"`
+	// DefaultQsubArguments are options qsub applies below the script's
+	// directives and the command line (default_qsub_arguments).
+	DefaultQsubArguments string `json:"default_qsub_arguments,omitempty"`
 	// MaxJobSequenceID widens qstat's Job id column above 9,999,999.
 	MaxJobSequenceID int64 `json:"max_job_sequence_id,omitempty"`
 	// Provision is the provisioning insight (qstat -Bf), on GET /server

@@ -24,6 +24,9 @@ func TestQmgrParse(t *testing.T) {
 			[]manager.Attr{{Name: "resources_available", Resource: "aoe", Op: "=", Value: "rhel,sles"}, {Name: "comment", Op: "=", Value: "hi"}}},
 		{"s q q max_run = [u:PBS_GENERIC = 4]", "set", "queue", []string{"q"}, []manager.Attr{{Name: "max_run", Op: "=", Value: "[u:PBS_GENERIC=4]"}}},
 		{"unset server comment", "unset", "server", nil, []manager.Attr{{Name: "comment"}}},
+		// An attribute this qmgr does not know is still an attribute when an
+		// operator follows it (the server then says whether it exists).
+		{"set server some_future_attr = 3", "set", "server", nil, []manager.Attr{{Name: "some_future_attr", Op: "=", Value: "3"}}},
 	} {
 		d, perr := parseQmgrDirective(tc.in)
 		if perr != nil {

@@ -1,8 +1,8 @@
 package raftstore
 
 import (
-	"github.com/strata-hpc/strata/manager"
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore/manager"
 )
 
 // writerVnodes lets manager.Apply read vnodes and queue usage inside the

@@ -1,6 +1,6 @@
 package raftstore
 
-import "github.com/strata-hpc/strata/manager"
+import "github.com/strata-hpc/strata/raftstore/manager"
 
 // Manage applies one qmgr operation (create, delete, set, unset, import) to
 // the replicated configuration. The server checks authorization before

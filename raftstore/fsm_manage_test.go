@@ -3,8 +3,8 @@ package raftstore
 import (
 	"testing"
 
-	"github.com/strata-hpc/strata/manager"
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore/manager"
 )
 
 func manage(h *harness, now int64, verb, object, name string, attrs ...manager.Attr) any {

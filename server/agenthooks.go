@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/strata-hpc/strata/hooks"
-	"github.com/strata-hpc/strata/manager"
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/raftstore/manager"
 	"github.com/strata-hpc/strata/server/api"
 )
 

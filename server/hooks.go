@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/hooks"
-	"github.com/strata-hpc/strata/manager"
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/raftstore/manager"
 )
 
 // runServerHooks runs the enabled hooks of a server event in order. The

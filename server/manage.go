@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strata-hpc/strata/manager"
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/raftstore/manager"
 	"github.com/strata-hpc/strata/server/api"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strata-hpc/strata/manager"
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore/manager"
 	"github.com/strata-hpc/strata/server/api"
 )
 

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/strata-hpc/strata/manager"
+	"github.com/strata-hpc/strata/raftstore/manager"
 )
 
 // writeList writes objects in qmgr's list layout: "Type name", then

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/strata-hpc/strata/manager"
+	"github.com/strata-hpc/strata/raftstore/manager"
 )
 
 // qmgrCommands and qmgrObjects are in the order PBS tries prefixes: the

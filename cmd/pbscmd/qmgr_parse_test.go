@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/strata-hpc/strata/manager"
+	"github.com/strata-hpc/strata/raftstore/manager"
 )
 
 func TestQmgrParse(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/url"
 
-	"github.com/strata-hpc/strata/manager"
+	"github.com/strata-hpc/strata/raftstore/manager"
 )
 
 // Manage sends one qmgr operation.

@@ -1,6 +1,6 @@
 package api
 
-import "github.com/strata-hpc/strata/manager"
+import "github.com/strata-hpc/strata/raftstore/manager"
 
 // DescribeResponse answers GET /v1/manage (qmgr list, print, export).
 type DescribeResponse struct {

@@ -64,6 +64,7 @@ type calendar struct {
 	prof      profile
 	slab      []float64 // backing store for use amounts
 	sum       []float64 // scratch: one job's total amounts
+	unused    unusedIndex
 }
 
 // newCalendar builds the calendar from the running jobs, the jobs started
@@ -180,6 +181,7 @@ func (cal *calendar) alloc() []float64 {
 // addRunning records a job started in this cycle (its amounts are already
 // in the overlay) so that it gives them back at end.
 func (cal *calendar) addRunning(st *state, exec []model.ExecChunk, end int64, excl bool) {
+	cal.unused.ok = false
 	sum := cal.sumBuf()
 	for _, ec := range exec {
 		for _, sh := range ec.Shares {

@@ -213,12 +213,18 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (JobEstimate, bool)
 	if !c.anyEligible(cl) {
 		return JobEstimate{}, false // a chunk only fits vnodes that take no jobs
 	}
+	fitTo := 0 // steps [i, fitTo) are known to have the job's total free
 	for i := 1; i < len(p.ts) && p.ts[i] < keep; i++ {
 		t := p.ts[i]
 		u := end(t, dur)
-		if k, ok := p.fits(i, u, cl.need); !ok {
+		k, ok := p.fitsFrom(max(i, fitTo), u, cl.need)
+		if !ok {
 			i = k // not enough in the whole cluster at step k
 			continue
+		}
+		fitTo = k
+		if cl.excl && !c.cal.unusedFits(c.st, t, cl.need) {
+			continue // not enough on vnodes that nothing uses by then
 		}
 		if f, ok := cl.tryFail[t]; ok && u >= f {
 			continue // failed earlier this cycle in a window no longer

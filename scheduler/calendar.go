@@ -56,8 +56,15 @@ type calendar struct {
 	// window check when a job starts now.
 	holds  []int
 	nholds int
-	prof   profile
-	slab   []float64 // backing store for use amounts
+	// exclHolds counts future exclusive holds per vnode (busy for
+	// everyone); vp is each vnode's free profile, built when first asked
+	// (see calendar_vnode.go).
+	exclHolds []int
+	vp        []profile
+	prof      profile
+	slab      []float64 // backing store for use amounts
+	sum       []float64 // scratch: one job's total amounts
+	unused    unusedIndex
 }
 
 // newCalendar builds the calendar from the running jobs, the jobs started
@@ -72,15 +79,18 @@ func (c *cycle) newCalendar() *calendar {
 		heldUntil: make([]int64, n),
 		usedUntil: make([]int64, n),
 		holds:     make([]int, n),
+		exclHolds: make([]int, n),
+		vp:        make([]profile, n),
 	}
 	// Running jobs from the snapshot. A vnode that the stored state says
 	// is used or held by a job the snapshot does not list as running is
 	// used (held) with no known end.
 	known := make([]int, n)
+	seen := make([]int, n) // index+1 of the last running job seen on v
 	var rel []release
-	for _, j := range c.snap.Running {
+	for ji, j := range c.snap.Running {
 		end := c.runningEnd(j)
-		seen := map[int]bool{}
+		var sum []float64 // the job's release on eligible vnodes
 		for _, ec := range j.Exec {
 			for _, sh := range ec.Shares {
 				v, ok := st.index[sh.Vnode]
@@ -90,10 +100,15 @@ func (c *cycle) newCalendar() *calendar {
 				amt := cal.amounts(st, sh.Amounts)
 				cal.uses[v] = append(cal.uses[v], use{start: cal.now, end: end, amt: amt, excl: j.Exclusive})
 				if amt != nil && st.eligible[v] && end != forever {
-					rel = append(rel, release{t: end, amt: amt})
+					if sum == nil {
+						sum = cal.alloc()
+					}
+					for r, a := range amt {
+						sum[r] += a
+					}
 				}
-				if !seen[v] {
-					seen[v] = true
+				if seen[v] != ji+1 {
+					seen[v] = ji + 1
 					known[v]++
 				}
 				cal.usedUntil[v] = max(cal.usedUntil[v], end)
@@ -101,6 +116,9 @@ func (c *cycle) newCalendar() *calendar {
 					cal.heldUntil[v] = max(cal.heldUntil[v], end)
 				}
 			}
+		}
+		if sum != nil {
+			rel = append(rel, release{t: end, amt: sum})
 		}
 	}
 	for v, vn := range st.vnodes {
@@ -143,81 +161,95 @@ func (cal *calendar) amounts(st *state, m map[string]float64) []float64 {
 			continue
 		}
 		if amt == nil {
-			if len(cal.slab) < cal.nres {
-				cal.slab = make([]float64, 256*cal.nres)
-			}
-			amt, cal.slab = cal.slab[:cal.nres:cal.nres], cal.slab[cal.nres:]
+			amt = cal.alloc()
 		}
 		amt[r] += a
 	}
 	return amt
 }
 
+// alloc returns a zeroed per-column slice from the slab.
+func (cal *calendar) alloc() []float64 {
+	if len(cal.slab) < cal.nres {
+		cal.slab = make([]float64, 256*cal.nres)
+	}
+	var amt []float64
+	amt, cal.slab = cal.slab[:cal.nres:cal.nres], cal.slab[cal.nres:]
+	return amt
+}
+
 // addRunning records a job started in this cycle (its amounts are already
 // in the overlay) so that it gives them back at end.
 func (cal *calendar) addRunning(st *state, exec []model.ExecChunk, end int64, excl bool) {
+	cal.unused.ok = false
+	sum := cal.sumBuf()
 	for _, ec := range exec {
 		for _, sh := range ec.Shares {
 			v := st.index[sh.Vnode]
 			amt := cal.amounts(st, sh.Amounts)
 			cal.uses[v] = append(cal.uses[v], use{start: cal.now, end: end, amt: amt, excl: excl})
+			cal.noteUse(v)
 			cal.usedUntil[v] = max(cal.usedUntil[v], end)
 			if excl {
 				cal.heldUntil[v] = max(cal.heldUntil[v], end)
 			}
-			if amt != nil && end != forever {
-				cal.prof.add(end, forever, amt, 1)
+			for r, a := range amt {
+				sum[r] += a
 			}
 		}
+	}
+	if end != forever && anyNonZero(sum) {
+		cal.prof.add(end, forever, sum, 1)
 	}
 }
 
 // addHold makes exec's vnodes unavailable to others from start to end.
 func (cal *calendar) addHold(st *state, kind holdKind, exec []model.ExecChunk, start, end int64, excl bool) {
+	sum := cal.sumBuf()
 	for _, ec := range exec {
 		for _, sh := range ec.Shares {
 			v := st.index[sh.Vnode]
 			amt := cal.amounts(st, sh.Amounts)
 			cal.uses[v] = append(cal.uses[v], use{start: start, end: end, amt: amt, excl: excl, hold: kind})
+			cal.noteUse(v)
 			cal.holds[v]++
 			cal.nholds++
-			if amt != nil {
-				cal.prof.add(start, end, amt, -1)
+			for r, a := range amt {
+				sum[r] += a
 			}
 		}
 	}
+	if anyNonZero(sum) {
+		cal.prof.add(start, end, sum, -1)
+	}
+}
+
+func anyNonZero(a []float64) bool {
+	for _, x := range a {
+		if x != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sumBuf is a zeroed scratch row for a job's total amounts.
+func (cal *calendar) sumBuf() []float64 {
+	if cal.sum == nil {
+		cal.sum = make([]float64, cal.nres)
+	}
+	clear(cal.sum)
+	return cal.sum
 }
 
 // freeDelta is how much the free amount of column r on v changes, at worst,
 // over [t, u) compared with now: releases up to t add, holds overlapping
-// subtract. Free amounts only drop at a hold's start, so the minimum is at
-// t or at one of those starts.
+// subtract. It reads v's free profile (calendar_vnode.go).
 func (cal *calendar) freeDelta(v, r int, t, u int64) float64 {
-	us := cal.uses[v]
-	at := func(tau int64) float64 {
-		var d float64
-		for i := range us {
-			o := &us[i]
-			if o.amt == nil {
-				continue
-			}
-			if o.hold != 0 {
-				if o.start <= tau && tau < o.end {
-					d -= o.amt[r]
-				}
-			} else if o.end <= tau {
-				d += o.amt[r]
-			}
-		}
-		return d
+	if len(cal.uses[v]) == 0 {
+		return 0
 	}
-	m := at(t)
-	for i := range us {
-		if o := &us[i]; o.hold != 0 && o.start > t && o.start < u {
-			m = min(m, at(o.start))
-		}
-	}
-	return m
+	return cal.vprofile(v).windowMin(r, t, u)
 }
 
 // busy reports whether v is held exclusively (excl) or used at all by
@@ -230,7 +262,7 @@ func (cal *calendar) busy(v int, t, u int64, anyUse bool) bool {
 	if until > t {
 		return true
 	}
-	if cal.holds[v] == 0 {
+	if cal.holds[v] == 0 || (!anyUse && cal.exclHolds[v] == 0) {
 		return false
 	}
 	for i := range cal.uses[v] {

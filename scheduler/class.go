@@ -33,6 +33,11 @@ type class struct {
 	// to conflict with a future hold this cycle; 0 when none. Holds only
 	// accumulate during a cycle, so longer jobs of the class conflict too.
 	conflictEnd int64
+	// tryFail maps a future start time t to the shortest window [t, u)
+	// in which a placement of this class failed this cycle (estimate).
+	// Free amounts over any window only shrink during a cycle, so a
+	// longer window from the same start fails too and is not tried.
+	tryFail map[int64]int64
 }
 
 // chunkReq is one chunk of a select, compiled against the cycle's columns.

@@ -179,6 +179,15 @@ func (c *cycle) placeFree(cl *class, ord []int, vscatter bool) bool {
 	o, a := c.order, &c.att
 	for _, ci := range ord {
 		ch := &cl.chunks[ci]
+		if ch.cands != nil && c.win.future {
+			// Pinned (host= or vnode=) at a future time: the cursors do
+			// not apply, so look at the few vnodes allowed instead of
+			// scanning the whole order (see placeCands).
+			if !c.placeCands(cl, ci, vscatter) {
+				return false
+			}
+			continue
+		}
 		p := c.startVnode(ch)
 		for k := 0; k < ch.count; k++ {
 			found := false

@@ -33,6 +33,7 @@ type cycle struct {
 	elig     *eligInfo            // see eligibility
 	ranked   bool                 // avoid_provision order in force (aoe.go): cursors do not apply
 	scratch  []float64            // planFits
+	rows     []planRow            // planFits
 	rowOf    []int                // planFits: vnode -> row+1
 }
 

@@ -202,29 +202,48 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (JobEstimate, bool)
 	}
 	now := c.snap.Now
 	keep := int64(forever)
-	if j.TopJob && j.EstStart > now && len(j.EstExec) > 0 && c.planFits(j.EstExec, j.EstStart, end(j.EstStart, dur), cl.excl) {
-		keep = j.EstStart
+	var keepRows []planRow
+	if j.TopJob && j.EstStart > now && len(j.EstExec) > 0 {
+		var ok bool
+		if keepRows, ok = c.planFits(j.EstExec, j.EstStart, end(j.EstStart, dur), cl.excl); ok {
+			keep = j.EstStart
+		}
 	}
 	p := &c.cal.prof
 	if !c.anyEligible(cl) {
 		return JobEstimate{}, false // a chunk only fits vnodes that take no jobs
 	}
+	fitTo := 0 // steps [i, fitTo) are known to have the job's total free
 	for i := 1; i < len(p.ts) && p.ts[i] < keep; i++ {
 		t := p.ts[i]
 		u := end(t, dur)
-		if k, ok := p.fits(i, u, cl.need); !ok {
+		k, ok := p.fitsFrom(max(i, fitTo), u, cl.need)
+		if !ok {
 			i = k // not enough in the whole cluster at step k
 			continue
+		}
+		fitTo = k
+		if cl.excl && !c.cal.unusedFits(c.st, t, cl.need) {
+			continue // not enough on vnodes that nothing uses by then
+		}
+		if f, ok := cl.tryFail[t]; ok && u >= f {
+			continue // failed earlier this cycle in a window no longer
 		}
 		if exec, ok := c.tryAt(cl, t, u); ok {
 			c.cal.addHold(c.st, holdTopJob, exec, t, u, cl.excl)
 			return JobEstimate{JobID: j.ID, Start: t, Exec: exec, Top: true}, true
 		}
+		if cl.tryFail == nil {
+			cl.tryFail = map[int64]int64{}
+		}
+		if f, ok := cl.tryFail[t]; !ok || u < f {
+			cl.tryFail[t] = u
+		}
 	}
 	if keep == forever {
 		return JobEstimate{}, false
 	}
-	c.cal.addHold(c.st, holdTopJob, j.EstExec, keep, end(keep, dur), cl.excl)
+	c.cal.addHoldRows(keepRows, keep, end(keep, dur), cl.excl)
 	return JobEstimate{JobID: j.ID, Start: keep, Exec: j.EstExec, Top: true}, true
 }
 
@@ -252,30 +271,39 @@ func (c *cycle) tryAt(cl *class, t, u int64) ([]model.ExecChunk, bool) {
 	return exec, true
 }
 
+// planRow is one vnode of a plan with the plan's amounts on it, summed
+// over its shares.
+type planRow struct {
+	v   int
+	amt []float64
+}
+
 // planFits reports whether a previous plan (exec from t to u) still fits:
 // its vnodes exist, take jobs, are not held by others and have its amounts
-// free over the whole window.
-func (c *cycle) planFits(exec []model.ExecChunk, t, u int64, excl bool) bool {
+// free over the whole window. When it does, it also returns the plan per
+// vnode (valid until the next call), which addHoldRows takes as is.
+func (c *cycle) planFits(exec []model.ExecChunk, t, u int64, excl bool) ([]planRow, bool) {
 	st := c.st
 	c.win = window{on: true, future: true, t: t, u: u}
 	defer func() { c.win = window{} }()
 	// Sum the plan per vnode (a vnode may carry several chunks) in a flat
 	// scratch row per share; shares of one vnode are merged in place.
-	type row struct {
-		v   int
-		amt []float64
-	}
-	var rows []row
+	rows := c.rows[:0]
 	defer func() {
 		for _, rw := range rows {
 			c.rowOf[rw.v] = 0
 		}
+		c.rows = rows[:0]
 	}()
+	if len(c.scratch) < st.nres {
+		c.scratch = make([]float64, 1024*st.nres)
+	}
+	used := 0
 	for _, ec := range exec {
 		for _, sh := range ec.Shares {
 			v, ok := st.index[sh.Vnode]
 			if !ok || !st.eligible[v] || c.held(v) || (excl && c.used(v)) {
-				return false
+				return nil, false
 			}
 			if c.rowOf == nil {
 				c.rowOf = make([]int, len(st.vnodes))
@@ -284,18 +312,20 @@ func (c *cycle) planFits(exec []model.ExecChunk, t, u int64, excl bool) bool {
 			if k := c.rowOf[v]; k > 0 {
 				amt = rows[k-1].amt
 			} else {
-				if len(c.scratch) < st.nres {
-					c.scratch = make([]float64, 1024*st.nres)
+				if used+st.nres > len(c.scratch) {
+					c.scratch = make([]float64, 2*len(c.scratch))
+					used = 0 // rows keep the old backing array
 				}
-				amt, c.scratch = c.scratch[:st.nres:st.nres], c.scratch[st.nres:]
+				amt = c.scratch[used : used+st.nres : used+st.nres]
+				used += st.nres
 				clear(amt)
-				rows = append(rows, row{v, amt})
+				rows = append(rows, planRow{v, amt})
 				c.rowOf[v] = len(rows)
 			}
 			for name, a := range sh.Amounts {
 				r, ok := st.col[name]
 				if !ok {
-					return false
+					return nil, false
 				}
 				amt[r] += a
 			}
@@ -304,11 +334,11 @@ func (c *cycle) planFits(exec []model.ExecChunk, t, u int64, excl bool) bool {
 	for _, rw := range rows {
 		for r, a := range rw.amt {
 			if a > 0 && c.free(rw.v, r) < a {
-				return false
+				return nil, false
 			}
 		}
 	}
-	return true
+	return rows, true
 }
 
 // setEstimate records a top job's estimate when it changed.
@@ -329,6 +359,9 @@ func (c *cycle) clearTop(j *model.Job) {
 func sameExec(a, b []model.ExecChunk) bool {
 	if len(a) != len(b) {
 		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true // a kept plan is the same slice
 	}
 	for i := range a {
 		if len(a[i].Shares) != len(b[i].Shares) || a[i].MPIProcs != b[i].MPIProcs {

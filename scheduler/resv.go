@@ -151,7 +151,7 @@ func (c *cycle) confirm(r *model.Reservation) ResvDecision {
 	// Standing: every later occurrence must fit on the same vnodes.
 	for k := 1; k < len(r.Occurrences); k++ {
 		s := r.Occurrences[k]
-		if !c.planFits(exec, max(now, s-c.lead(r)), s+r.Duration, cl.excl) {
+		if _, fits := c.planFits(exec, max(now, s-c.lead(r)), s+r.Duration, cl.excl); !fits {
 			return deny(msgResvNoFit)
 		}
 	}

@@ -144,6 +144,9 @@ func (w *acctWriter) writeDay(day string, recs []*model.AcctRecord) error {
 	return w.save()
 }
 
+// acctWriteInterval is the shortest time between two accounting writes.
+const acctWriteInterval = 250 * time.Millisecond
+
 // accountingLoop runs on every server for its whole life.
 func (s *Server) accountingLoop(ctx context.Context) {
 	w, err := openAcctWriter(filepath.Join(s.cfg.DataDir, "accounting"), time.Local)
@@ -152,7 +155,18 @@ func (s *Server) accountingLoop(ctx context.Context) {
 		return
 	}
 	gapLogged := false
+	var lastWrite time.Time
 	for {
+		// Records are durable in the Raft log already; writing them at most
+		// a few times a second keeps the file's fsyncs off the submission
+		// path's disk budget however fast jobs arrive.
+		if wait := acctWriteInterval - time.Since(lastWrite); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
 		snap := s.state()
 		ws := snap.AcctWatch()
 		if t := snap.AcctTrimmed(); t > w.st.Seq && !gapLogged {
@@ -161,6 +175,7 @@ func (s *Server) accountingLoop(ctx context.Context) {
 		}
 		recs := snap.AcctRecords(w.st.Seq, 1000)
 		if len(recs) > 0 {
+			lastWrite = time.Now()
 			if err := w.write(recs); err != nil {
 				s.logger.Printf("accounting: %v", err)
 			} else {

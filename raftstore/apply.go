@@ -92,19 +92,11 @@ func (w *writer) meta() *meta {
 func (w *writer) putMeta(m *meta) { w.must(w.txn.Insert(tableMeta, m)) }
 
 func (w *writer) job(id string) *model.Job {
-	raw, _ := w.txn.First(tableJobs, "id", id)
-	if raw == nil {
-		return nil
-	}
-	return raw.(*model.Job)
+	return first[model.Job](w.txn, tableJobs, "id", id)
 }
 
 func (w *writer) vnode(name string) *model.Vnode {
-	raw, _ := w.txn.First(tableVnodes, "id", name)
-	if raw == nil {
-		return nil
-	}
-	return raw.(*model.Vnode)
+	return first[model.Vnode](w.txn, tableVnodes, "id", name)
 }
 
 func (w *writer) putJob(j *model.Job) {

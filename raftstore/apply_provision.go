@@ -17,11 +17,7 @@ import (
 const provAverageWeight = 4 // moving average: new = (3*old + sample) / 4
 
 func (w *writer) provOp(host string) *model.ProvOp {
-	raw, _ := w.txn.First(tableProvOps, "id", host)
-	if raw == nil {
-		return nil
-	}
-	return raw.(*model.ProvOp)
+	return first[model.ProvOp](w.txn, tableProvOps, "id", host)
 }
 
 func (w *writer) putProvOp(op *model.ProvOp) {
@@ -362,25 +358,11 @@ func (w *writer) provisionSucceeded(op *model.ProvOp, now int64) {
 // or timed out (the vnodes are offlined, the job requeued); hold: it could
 // not start (the job is held, the vnodes stay usable).
 func (w *writer) provisionFailed(op *model.ProvOp, offline, hold bool, now int64) {
-	for _, name := range op.Vnodes {
-		v := w.vnode(name)
-		if v == nil {
-			continue
-		}
-		v = v.Copy()
-		v.State &^= model.NodeProvisioning | model.NodeWaitProvisioning
-		if offline {
-			v.State |= model.NodeOffline
-			v.Comment = model.MsgVnodeProvFailed
-			v.CurrentAOE = ""
-			if v.Admin != nil {
-				delete(v.Admin, "current_aoe")
-			}
-		}
-		v.LastStateChange = now
-		v.RecomputeBusy()
-		w.putVnode(v)
+	offlineComment := ""
+	if offline {
+		offlineComment = model.MsgVnodeProvFailed
 	}
+	w.releaseProvisionVnodes(op, offlineComment, now)
 	w.learn(op, false, now)
 	w.deleteProvOp(op)
 	w.bumpEpoch()
@@ -397,10 +379,10 @@ func (w *writer) provisionFailed(op *model.ProvOp, offline, hold bool, now int64
 	w.requeue(j, "Provisioning for job "+j.ID+" failed, job queued", now)
 }
 
-// provisionMismatch: the host came back on another AOE than requested. The
-// vnodes are offlined and the job is held, as OpenPBS does for an AOE
-// mis-match.
-func (w *writer) provisionMismatch(op *model.ProvOp, now int64) {
+// releaseProvisionVnodes takes an ended operation's vnodes out of the
+// provisioning states; with a comment they also go offline with current_aoe
+// unset (their image is unknown), as OpenPBS does on failure.
+func (w *writer) releaseProvisionVnodes(op *model.ProvOp, offlineComment string, now int64) {
 	for _, name := range op.Vnodes {
 		v := w.vnode(name)
 		if v == nil {
@@ -408,16 +390,25 @@ func (w *writer) provisionMismatch(op *model.ProvOp, now int64) {
 		}
 		v = v.Copy()
 		v.State &^= model.NodeProvisioning | model.NodeWaitProvisioning
-		v.State |= model.NodeOffline
-		v.Comment = model.MsgVnodeProvMismatch
-		v.CurrentAOE = ""
-		if v.Admin != nil {
-			delete(v.Admin, "current_aoe")
+		if offlineComment != "" {
+			v.State |= model.NodeOffline
+			v.Comment = offlineComment
+			v.CurrentAOE = ""
+			if v.Admin != nil {
+				delete(v.Admin, "current_aoe")
+			}
 		}
 		v.LastStateChange = now
 		v.RecomputeBusy()
 		w.putVnode(v)
 	}
+}
+
+// provisionMismatch: the host came back on another AOE than requested. The
+// vnodes are offlined and the job is held, as OpenPBS does for an AOE
+// mis-match.
+func (w *writer) provisionMismatch(op *model.ProvOp, now int64) {
+	w.releaseProvisionVnodes(op, model.MsgVnodeProvMismatch, now)
 	w.learn(op, false, now)
 	w.deleteProvOp(op)
 	w.bumpEpoch()

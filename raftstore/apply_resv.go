@@ -16,11 +16,7 @@ import (
 const resvDeleter = "Server@reservation"
 
 func (w *writer) resv(id string) *model.Reservation {
-	raw, _ := w.txn.First(tableResvs, "id", id)
-	if raw == nil {
-		return nil
-	}
-	return raw.(*model.Reservation)
+	return first[model.Reservation](w.txn, tableResvs, "id", id)
 }
 
 func (w *writer) putResv(r *model.Reservation) {

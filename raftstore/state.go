@@ -84,6 +84,16 @@ func NewStateStore() (*StateStore, error) {
 	return &StateStore{db: db}, nil
 }
 
+// first returns the first object of table matching index and args, typed,
+// or nil. Every typed getter of the snapshot and the writer goes through it.
+func first[T any](txn *memdb.Txn, table, index string, args ...any) *T {
+	raw, err := txn.First(table, index, args...)
+	if err != nil || raw == nil {
+		return nil
+	}
+	return raw.(*T)
+}
+
 // Snapshot returns a read-only consistent view of the state.
 func (s *StateStore) Snapshot() *StateSnapshot {
 	return &StateSnapshot{txn: s.db.Txn(false)}
@@ -117,11 +127,7 @@ func (s *StateSnapshot) NextSeq() int64 { return s.meta().NextSeq }
 
 // Job returns a job by id, or nil.
 func (s *StateSnapshot) Job(id string) *model.Job {
-	raw, err := s.txn.First(tableJobs, "id", id)
-	if err != nil || raw == nil {
-		return nil
-	}
-	return raw.(*model.Job)
+	return first[model.Job](s.txn, tableJobs, "id", id)
 }
 
 // Jobs returns every job, in submission order.
@@ -184,20 +190,12 @@ func (s *StateSnapshot) Subjobs(parentID string) []*model.Job {
 
 // JobByToken returns the job submitted with a token, or nil.
 func (s *StateSnapshot) JobByToken(token string) *model.Job {
-	raw, err := s.txn.First(tableJobs, "token", token)
-	if err != nil || raw == nil {
-		return nil
-	}
-	return raw.(*model.Job)
+	return first[model.Job](s.txn, tableJobs, "token", token)
 }
 
 // Vnode returns a vnode by name, or nil.
 func (s *StateSnapshot) Vnode(name string) *model.Vnode {
-	raw, err := s.txn.First(tableVnodes, "id", name)
-	if err != nil || raw == nil {
-		return nil
-	}
-	return raw.(*model.Vnode)
+	return first[model.Vnode](s.txn, tableVnodes, "id", name)
 }
 
 // Vnodes returns every vnode in registration order (by name within a host,

@@ -43,11 +43,7 @@ func (s *StateSnapshot) ProvOps() []*model.ProvOp {
 
 // ProvOp returns the operation of a host, or nil.
 func (s *StateSnapshot) ProvOp(host string) *model.ProvOp {
-	raw, err := s.txn.First(tableProvOps, "id", host)
-	if err != nil || raw == nil {
-		return nil
-	}
-	return raw.(*model.ProvOp)
+	return first[model.ProvOp](s.txn, tableProvOps, "id", host)
 }
 
 // ProvStats returns what was learned per host and AOE.

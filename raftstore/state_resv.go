@@ -35,11 +35,7 @@ func (s *StateSnapshot) Reservations() []*model.Reservation {
 
 // Reservation returns a reservation (or its tombstone) by id, or nil.
 func (s *StateSnapshot) Reservation(id string) *model.Reservation {
-	raw, err := s.txn.First(tableResvs, "id", id)
-	if err != nil || raw == nil {
-		return nil
-	}
-	return raw.(*model.Reservation)
+	return first[model.Reservation](s.txn, tableResvs, "id", id)
 }
 
 // ResvWatch returns a channel closed on the next change of the

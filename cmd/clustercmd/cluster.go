@@ -318,7 +318,7 @@ func stop(c *cli.Context) error {
 	}
 	// A local cluster is a test and demo tool: stopping it also ends the
 	// jobs its agents' shepherds still run (a production agent leaves them).
-	killSessions(sessionsUnder(dir), syscall.SIGKILL)
+	KillSessions(sessionsUnder(dir), syscall.SIGKILL)
 	return nil
 }
 

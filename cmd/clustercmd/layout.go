@@ -109,7 +109,11 @@ func randomSecret() (string, error) {
 // names a path under dir: the cluster's daemons, the shepherds and the job
 // scripts in its spools. Killing these sessions leaves nothing of the
 // cluster running, including jobs' own child processes.
-func sessionsUnder(dir string) map[int]bool {
+func sessionsUnder(dir string) map[int]bool { return SessionsMatching(dir + "/") }
+
+// SessionsMatching returns the session ids of processes (other than this
+// one) whose command line contains any of marks.
+func SessionsMatching(marks ...string) map[int]bool {
 	sessions := map[int]bool{}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -122,11 +126,16 @@ func sessionsUnder(dir string) map[int]bool {
 			continue
 		}
 		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil || !strings.Contains(string(cmdline), dir+"/") {
+		if err != nil {
 			continue
 		}
-		if sid := sessionOf(pid); sid > 0 {
-			sessions[sid] = true
+		for _, m := range marks {
+			if strings.Contains(string(cmdline), m) {
+				if sid := sessionOf(pid); sid > 0 {
+					sessions[sid] = true
+				}
+				break
+			}
 		}
 	}
 	return sessions
@@ -151,8 +160,8 @@ func sessionOf(pid int) int {
 	return sid
 }
 
-// killSessions sends sig to every process in the given sessions.
-func killSessions(sessions map[int]bool, sig syscall.Signal) {
+// KillSessions sends sig to every process in the given sessions.
+func KillSessions(sessions map[int]bool, sig syscall.Signal) {
 	if len(sessions) == 0 {
 		return
 	}

@@ -13,14 +13,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/cmd/clustercmd"
 )
 
 var binDir string
@@ -64,46 +63,7 @@ func killLeftovers(binDir string) {
 	clusterDirs.Lock()
 	marks := append([]string{binDir + "/"}, clusterDirs.dirs...)
 	clusterDirs.Unlock()
-	sessions := map[int]bool{}
-	procs := map[int]int{} // pid -> session
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		sid := sessionOf(pid)
-		procs[pid] = sid
-		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		for _, m := range marks {
-			if strings.Contains(string(cmdline), m) && sid > 0 {
-				sessions[sid] = true
-			}
-		}
-	}
-	for pid, sid := range procs {
-		if sessions[sid] {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-}
-
-// sessionOf reads a process's session id from /proc/<pid>/stat.
-func sessionOf(pid int) int {
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	i := strings.LastIndexByte(string(st), ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(st[i+1:]))
-	if len(f) < 4 {
-		return 0
-	}
-	sid, _ := strconv.Atoi(f[3])
-	return sid
+	clustercmd.KillSessions(clustercmd.SessionsMatching(marks...), syscall.SIGKILL)
 }
 
 // cluster is a running local cluster.
@@ -328,4 +288,3 @@ func str(v any) string {
 	return fmt.Sprint(v)
 }
 
-var _ = model.StateFinished

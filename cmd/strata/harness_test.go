@@ -287,4 +287,3 @@ func str(v any) string {
 	}
 	return fmt.Sprint(v)
 }
-

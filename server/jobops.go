@@ -46,6 +46,22 @@ func (s *Server) targetJob(r *http.Request, id *Identity) (*model.Job, *model.Se
 	return j, &cfg, nil
 }
 
+// operatorTarget decodes an operator-only request about one job and
+// returns the job: it must exist, and the caller must be an operator.
+func (s *Server) operatorTarget(r *http.Request, id *Identity, req any) (*model.Job, error) {
+	if err := decodeBody(r, req); err != nil {
+		return nil, err
+	}
+	j, cfg, err := s.targetJob(r, id)
+	if err != nil {
+		return nil, err
+	}
+	if !isOperator(id, cfg) {
+		return nil, model.Err(model.PBSEPerm)
+	}
+	return j, nil
+}
+
 // checkHoldTypes validates a hold list and the caller's right to each
 // type: u the owner, operators and managers; o operators and managers; s
 // managers only.
@@ -180,15 +196,9 @@ func (s *Server) handleMove(w http.ResponseWriter, r *http.Request, id *Identity
 
 func (s *Server) handleRerun(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
 	var req api.RerunRequest
-	if err := decodeBody(r, &req); err != nil {
-		return nil, err
-	}
-	j, cfg, err := s.targetJob(r, id)
+	j, err := s.operatorTarget(r, id, &req)
 	if err != nil {
 		return nil, err
-	}
-	if !isOperator(id, cfg) {
-		return nil, model.Err(model.PBSEPerm)
 	}
 	_, err = s.apply(&raftstore.RerunJob{JobID: j.ID, Force: req.Force, Requestor: requestor(id), Now: s.now().Unix()})
 	return nil, err
@@ -199,15 +209,9 @@ func (s *Server) handleRerun(w http.ResponseWriter, r *http.Request, id *Identit
 // vnodes for this job alone, ignoring the order of the queue.
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
 	var req api.RunRequest
-	if err := decodeBody(r, &req); err != nil {
-		return nil, err
-	}
-	j, cfg, err := s.targetJob(r, id)
+	j, err := s.operatorTarget(r, id, &req)
 	if err != nil {
 		return nil, err
-	}
-	if !isOperator(id, cfg) {
-		return nil, model.Err(model.PBSEPerm)
 	}
 	if j.State != model.StateQueued {
 		return nil, model.Err(model.PBSEBadState)

@@ -169,8 +169,9 @@ func (a *Agent) reportUsage() {
 			continue
 		}
 		rec.usageSent = string(b)
-		ev := api.JobEvent{JobID: rec.job.ID, Kind: api.EventUsage, Run: rec.job.RunCount, Used: used,
-			SignalsDone: readSignalsDone(rec.dir).N}
+		// Signal delivery is tracked by the shepherd in the spool, not
+		// acknowledged to the server: requests are delivered once per run.
+		ev := api.JobEvent{JobID: rec.job.ID, Kind: api.EventUsage, Run: rec.job.RunCount, Used: used}
 		replaced := false
 		for i := range a.pending {
 			if a.pending[i].key == key && a.pending[i].ev.Kind == api.EventUsage {

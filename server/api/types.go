@@ -199,8 +199,6 @@ type JobEvent struct {
 	Exit      int               `json:"exit_status"`
 	Used      map[string]string `json:"resources_used,omitempty"`
 	Comment   string            `json:"comment,omitempty"`
-	// Signal acknowledges delivery of the job's signal requests up to N.
-	SignalsDone int `json:"signals_done,omitempty"`
 }
 
 // EventsRequest batches job events; the server commits one Raft entry per

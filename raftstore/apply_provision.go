@@ -20,6 +20,21 @@ func (w *writer) provOp(host string) *model.ProvOp {
 	return first[model.ProvOp](w.txn, tableProvOps, "id", host)
 }
 
+// queueProvOp stores a new waiting operation for a host (owned by a job or
+// a reservation) and marks its vnodes wait-provisioning.
+func (w *writer) queueProvOp(op *model.ProvOp, vs []*model.Vnode, now int64) {
+	op.State, op.Queued = model.ProvWaiting, now
+	for _, v := range vs {
+		op.Vnodes = append(op.Vnodes, v.Name)
+		v = v.Copy()
+		v.State |= model.NodeWaitProvisioning
+		v.LastStateChange = now
+		w.putVnode(v)
+	}
+	sortStrings(op.Vnodes)
+	w.putProvOp(op)
+}
+
 func (w *writer) putProvOp(op *model.ProvOp) {
 	w.must(w.txn.Insert(tableProvOps, op))
 	w.touch(tableProvOps)
@@ -161,16 +176,7 @@ func (w *writer) provisionEnqueue(j *model.Job, now int64) {
 		if onAOE {
 			continue
 		}
-		op := &model.ProvOp{Host: h, AOE: aoe, JobID: j.ID, State: model.ProvWaiting, Seq: seq + int64(i), Queued: now}
-		for _, v := range vs {
-			op.Vnodes = append(op.Vnodes, v.Name)
-			v = v.Copy()
-			v.State |= model.NodeWaitProvisioning
-			v.LastStateChange = now
-			w.putVnode(v)
-		}
-		sortStrings(op.Vnodes)
-		w.putProvOp(op)
+		w.queueProvOp(&model.ProvOp{Host: h, AOE: aoe, JobID: j.ID, Seq: seq + int64(i)}, vs, now)
 		queued = append(queued, h)
 	}
 	if len(queued) == 0 {

@@ -335,16 +335,7 @@ func (w *writer) provisionResv(r *model.Reservation, now int64) any {
 			res.Busy = append(res.Busy, h)
 			continue
 		}
-		op := &model.ProvOp{Host: h, AOE: r.AOE, JobID: r.ID, State: model.ProvWaiting, Seq: seq + int64(i), Queued: now}
-		for _, v := range vs {
-			op.Vnodes = append(op.Vnodes, v.Name)
-			v = v.Copy()
-			v.State |= model.NodeWaitProvisioning
-			v.LastStateChange = now
-			w.putVnode(v)
-		}
-		sortStrings(op.Vnodes)
-		w.putProvOp(op)
+		w.queueProvOp(&model.ProvOp{Host: h, AOE: r.AOE, JobID: r.ID, Seq: seq + int64(i)}, vs, now)
 		queued = append(queued, h)
 	}
 	if len(queued) > 0 {

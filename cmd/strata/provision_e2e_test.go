@@ -23,40 +23,11 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
-// startProvCluster starts a cluster with an extra server configuration.
+// startProvCluster starts a cluster of 2-cpu agents with an extra server
+// configuration.
 func startProvCluster(t *testing.T, moms int, serverConfig string) *cluster {
 	t.Helper()
-	if serverConfig == "" {
-		return startCluster(t, moms, 2)
-	}
-	base, err := os.MkdirTemp("", "strata-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(base, 0o755)
-	c := &cluster{t: t, dir: filepath.Join(base, "cluster"), work: filepath.Join(base, "work")}
-	os.MkdirAll(c.work, 0o777)
-	os.Chmod(c.work, 0o777)
-	extra := filepath.Join(base, "extra.toml")
-	os.WriteFile(extra, []byte(serverConfig), 0o644)
-	out, err := exec.Command(filepath.Join(binDir, "strata"), "cluster", "start", "--dir", c.dir,
-		"--moms", fmt.Sprint(moms), "--ncpus", "2", "--mem", "4gb", "--name", "e2e", "--server-config", extra).CombinedOutput()
-	if err != nil {
-		t.Fatalf("cluster start: %v\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		exec.Command(filepath.Join(binDir, "strata"), "cluster", "stop", "--dir", c.dir).Run()
-		if t.Failed() {
-			for _, log := range []string{"server1.log", "node1.log", "node2.log"} {
-				b, _ := os.ReadFile(filepath.Join(c.dir, log))
-				t.Logf("--- %s ---\n%s", log, tail(string(b), 3000))
-			}
-		}
-		os.RemoveAll(base)
-	})
-	c.env = append(os.Environ(), "PATH="+binDir+":"+os.Getenv("PATH"),
-		"STRATA_SOCKET="+filepath.Join(c.dir, "server1", "strata.sock"), "PBS_SERVER=e2e")
-	return c
+	return newCluster(t, moms, 2, serverConfig)
 }
 
 // provHook installs the single provision hook from a shell script body.

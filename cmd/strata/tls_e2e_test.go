@@ -331,3 +331,53 @@ tls = { ca_file = "`+filepath.Join(td, pki.CAFile)+`", cert_file = "`+cert+`", k
 		t.Fatalf("mom with node2's certificate: %v %s", err, out)
 	}
 }
+
+// TestClusterStartConvertsSecretCluster: a cluster directory of the
+// shared-secret release (DIR/secret, secret_file in the configs, no
+// DIR/tls) is converted to TLS by the next `cluster start` once stopped;
+// while its processes run, the start refuses and says what to do.
+func TestClusterStartConvertsSecretCluster(t *testing.T) {
+	c := startCluster(t, 1, 1)
+	id := c.submit("#!/bin/sh\ntrue\n")
+	c.waitState(id, 30*time.Second, "F")
+	strata := filepath.Join(binDir, "strata")
+
+	// Make it look like the earlier release wrote it.
+	secret := filepath.Join(c.dir, "secret")
+	os.WriteFile(secret, []byte("0123456789abcdef\n"), 0o600)
+	tlsLine := regexp.MustCompile(`(?m)^tls = \{.*\}$`)
+	configs := []string{filepath.Join(c.dir, "server1", "server.toml"), filepath.Join(c.dir, "node1", "mom.toml")}
+	oldify := func() {
+		for _, p := range configs {
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, tlsLine.ReplaceAll(b, []byte(`secret_file = "`+secret+`"`)), 0o644)
+		}
+		os.RemoveAll(filepath.Join(c.dir, "tls"))
+	}
+	oldify()
+	out, err := exec.Command(strata, "cluster", "start", "--dir", c.dir).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "run strata cluster stop --dir") {
+		t.Fatalf("start of a running shared-secret cluster: %v %s", err, out)
+	}
+	if out, err := exec.Command(strata, "cluster", "stop", "--dir", c.dir).CombinedOutput(); err != nil {
+		t.Fatalf("stop: %v %s", err, out)
+	}
+	// The stopped daemons of the old configuration would not start.
+	out, err = exec.Command(strata, "server", "--config", configs[0]).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "retired") {
+		t.Fatalf("server with secret_file: %v %s", err, out)
+	}
+	c.restart()
+	for _, p := range configs {
+		b, _ := os.ReadFile(p)
+		if !tlsLine.Match(b) || strings.Contains(string(b), "secret") {
+			t.Errorf("%s not converted:\n%s", p, b)
+		}
+	}
+	if _, err := os.Stat(secret); err == nil {
+		t.Error("DIR/secret still there")
+	}
+	// Same data, new transport: the history survived and jobs run.
+	c.waitState(id, 10*time.Second, "F")
+	c.waitState(c.submit("#!/bin/sh\ntrue\n"), 30*time.Second, "F")
+}

@@ -3,6 +3,7 @@ package mom
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -177,6 +178,12 @@ func LoadConfig(path string) (*Config, error) {
 	cfg := DefaultConfig()
 	if err := fc.apply(cfg, md); err != nil {
 		return nil, fmt.Errorf("mom config %s: %w", path, err)
+	}
+	// Certificate paths, like the server's, are relative to the file.
+	for _, p := range []*string{&cfg.TLS.CA, &cfg.TLS.Cert, &cfg.TLS.Key} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(filepath.Dir(path), *p)
+		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("mom config %s: %w", path, err)

@@ -381,3 +381,84 @@ func TestClusterStartConvertsSecretCluster(t *testing.T) {
 	c.waitState(id, 10*time.Second, "F")
 	c.waitState(c.submit("#!/bin/sh\ntrue\n"), 30*time.Second, "F")
 }
+
+// serverSerial is the serial number of the certificate the API serves now.
+func serverSerial(t *testing.T, addr string) string {
+	t.Helper()
+	conn, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	return conn.ConnectionState().PeerCertificates[0].SerialNumber.String()
+}
+
+// TestCertificateRotationWithoutRestart follows docs/security-tls.md on a
+// running cluster: a reissued server certificate is served at once, a new
+// CA added to the bundle is trusted at once, and certificates of the new
+// CA work for agents and the server, all without restarting a daemon.
+func TestCertificateRotationWithoutRestart(t *testing.T) {
+	c := startCluster(t, 1, 1)
+	apiAddr := c.serverKey("api_addr")
+	td := filepath.Join(c.dir, "tls")
+	serverPid := c.pidOf("server1")
+	ctx := context.Background()
+
+	// Reissue the server certificate in place.
+	before := serverSerial(t, apiAddr)
+	if _, err := pki.Issue(td, pki.RoleServer, []string{"127.0.0.1"}, filepath.Join(td, pki.ServerFile), filepath.Join(td, pki.ServerKeyFile)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the reissued certificate to be served", func() bool { return serverSerial(t, apiAddr) != before })
+
+	// A new CA: its agent certificate is refused until the CA joins the
+	// bundle, then accepted.
+	d2 := filepath.Join(t.TempDir(), "ca2")
+	if err := pki.Init(d2, []string{"127.0.0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	cert, key := pki.AgentFiles(d2, "node1")
+	if _, err := pki.Issue(d2, pki.RoleAgent, []string{"node1"}, cert, key); err != nil {
+		t.Fatal(err)
+	}
+	oldCA, _ := os.ReadFile(filepath.Join(td, pki.CAFile))
+	newCA, _ := os.ReadFile(filepath.Join(d2, pki.CAFile))
+	bundle := append(append([]byte{}, oldCA...), newCA...)
+	os.WriteFile(filepath.Join(d2, "bundle.pem"), bundle, 0o644)
+	newAgent, err := pki.NewSource(pki.Files{CA: filepath.Join(d2, "bundle.pem"), Cert: cert, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := api.NewTCPClient(apiAddr, newAgent)
+	if _, err := client.Work(ctx, "node1", 0, time.Second); err == nil {
+		t.Fatal("certificate of a CA not in the bundle accepted")
+	}
+	tmp := filepath.Join(td, "bundle.tmp")
+	os.WriteFile(tmp, bundle, 0o644)
+	os.Rename(tmp, filepath.Join(td, pki.CAFile))
+	waitFor(t, 10*time.Second, "the new CA to be trusted", func() bool {
+		_, err := api.NewTCPClient(apiAddr, newAgent).Work(ctx, "node1", 0, time.Second)
+		return err == nil
+	})
+
+	// The server moves to the new CA; the running agent (old CA
+	// certificate, bundle with both) keeps working.
+	os.WriteFile(filepath.Join(d2, pki.CAFile), bundle, 0o644)
+	if _, err := pki.Issue(d2, pki.RoleServer, []string{"127.0.0.1"}, filepath.Join(td, pki.ServerFile), filepath.Join(td, pki.ServerKeyFile)); err != nil {
+		t.Fatal(err)
+	}
+	id := c.submit("#!/bin/sh\ntrue\n")
+	c.waitState(id, 30*time.Second, "F")
+	// A fresh agent process makes new handshakes: old-CA certificate
+	// against the new-CA server, each trusting the bundle.
+	c.kill9("node1")
+	c.restart()
+	id = c.submit("#!/bin/sh\ntrue\n")
+	c.waitState(id, 30*time.Second, "F")
+	if serverSerial(t, apiAddr) == before {
+		t.Fatal("server certificate not replaced")
+	}
+	if c.pidOf("server1") != serverPid {
+		t.Fatal("the server restarted")
+	}
+}

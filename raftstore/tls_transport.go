@@ -52,6 +52,13 @@ func newTLSStream(bind string, src *pki.Source, logger hclog.Logger) (*tlsStream
 	if err != nil {
 		return nil, fmt.Errorf("raft listen on %s: %w", bind, err)
 	}
+	// Peers dial the listening address (it is what the Raft
+	// configuration records), so it must be one they can reach, as
+	// raft's own TCP transport requires.
+	if a, ok := ln.Addr().(*net.TCPAddr); !ok || a.IP.IsUnspecified() {
+		ln.Close()
+		return nil, fmt.Errorf("raft_addr %s: listen on a specific address other servers can reach, not a wildcard", bind)
+	}
 	s := &tlsStream{
 		ln:     ln,
 		src:    src,

@@ -63,7 +63,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.fsm = fsm
 	certs, err := pki.NewSource(s.cfg.TLS.Files())
 	if err != nil {
-		return err
+		return fmt.Errorf("config [tls]: %w", err)
 	}
 	node, err := raftstore.Open(raftstore.Config{
 		TLS:               certs,

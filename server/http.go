@@ -38,12 +38,16 @@ func (s *Server) routes() http.Handler {
 }
 
 // wrap authenticates, runs the handler and writes its JSON answer or PBS
-// error. Agent routes require the cluster secret.
+// error. Agent routes need an agent certificate; an agent may call nothing
+// else (each agent handler then binds the request to the agent's host).
 func (s *Server) wrap(h handler, agentOnly bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, err := s.identify(r)
 		if err == nil && agentOnly && !id.Agent {
-			err = model.Errorf(model.PBSEPerm, "(agent routes need the cluster secret)")
+			err = model.Errorf(model.PBSEPerm, "(agent routes need an agent certificate)")
+		}
+		if err == nil && !agentOnly && id.Agent {
+			err = model.Errorf(model.PBSEPerm, "(agent %s may only use agent routes)", id.Host)
 		}
 		var out any
 		if err == nil {

@@ -10,7 +10,6 @@ import (
 
 func testServerConfig() *model.ServerConfig {
 	c := DefaultConfig()
-	c.Secret = "s"
 	c.AllowRootJobs = false
 	sc := c.ServerConfig()
 	return &sc
@@ -100,13 +99,13 @@ func TestBuildJobRejections(t *testing.T) {
 
 func TestConfigValidationNamesTheKey(t *testing.T) {
 	c := DefaultConfig()
-	c.Secret = "x"
+	c.TLS = TLSConfig{CAFile: "/ca.pem", CertFile: "/s.pem", KeyFile: "/k.pem"}
 	c.DefaultQueue = "nope"
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "default_queue") {
 		t.Fatalf("err = %v", err)
 	}
 	c = DefaultConfig()
-	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "secret") {
-		t.Fatalf("missing secret: %v", err)
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "tls.ca_file") {
+		t.Fatalf("missing tls: %v", err)
 	}
 }

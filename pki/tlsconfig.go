@@ -109,13 +109,13 @@ func (s *Source) Leaf() *x509.Certificate {
 // handshake fails before any application byte is read.
 func (s *Source) ServerConfig(auth tls.ClientAuthType, roles ...Role) *tls.Config {
 	return &tls.Config{
-		MinVersion: tls.VersionTLS12,
+		MinVersion: tls.VersionTLS13,
 		// Evaluated per connection: the pool and certificate are the
 		// current ones, so rotated files take effect at once.
 		GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
 			pool, cert := s.current()
 			return &tls.Config{
-				MinVersion:       tls.VersionTLS12,
+				MinVersion:       tls.VersionTLS13,
 				Certificates:     []tls.Certificate{*cert},
 				ClientCAs:        pool,
 				ClientAuth:       auth,
@@ -132,7 +132,7 @@ func (s *Source) ServerConfig(auth tls.ClientAuthType, roles ...Role) *tls.Confi
 func (s *Source) ClientConfig(peer Role) *tls.Config {
 	pool, _ := s.current()
 	return &tls.Config{
-		MinVersion: tls.VersionTLS12,
+		MinVersion: tls.VersionTLS13,
 		RootCAs:    pool,
 		// The role is checked as the peer's host name: the standard
 		// verification then refuses any other role.

@@ -184,8 +184,8 @@ func (s *Server) handleMove(w http.ResponseWriter, r *http.Request, id *Identity
 	if queue == "" {
 		queue = cfg.DefaultQueue
 	}
-	if _, ok := cfg.Queues[queue]; !ok {
-		return nil, model.Err(model.PBSEUnknownQueue)
+	if err := admitMove(j, queue, cfg, s.state()); err != nil {
+		return nil, err
 	}
 	if err := s.jobHooks(r.Context(), "movejob", j, queue, id, cfg); err != nil {
 		return nil, err

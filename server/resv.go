@@ -91,7 +91,7 @@ func buildResv(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerConfig
 	if err != nil {
 		return nil, err
 	}
-	host := orDefault(req.SubmitHost, id.Host)
+	host := id.Host // from the connection, never from the request
 	owner := id.User + "@" + host
 	users := []string{owner}
 	for _, u := range req.Users {

@@ -85,6 +85,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("listen on api_addr %s: %w", s.cfg.APIAddr, err)
 	}
 	srv := &http.Server{Handler: s.routes(), ConnContext: saveConn, ErrorLog: s.logger}
+	hardenHTTP(srv, s.cfg.Limits, s.logger) // timeouts and per-caller caps (limits.go)
 	errc := make(chan error, 2)
 	for _, ln := range []net.Listener{unixLn, tcpLn} {
 		ln := ln

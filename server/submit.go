@@ -61,7 +61,7 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 		return nil, err
 	}
 	j := &model.Job{
-		Name:         name,
+		Name: name,
 		// The host part of the owner and Submit_Host come from the
 		// authenticated connection, never from the request: they are
 		// written into accounting records and matched by host ACLs.

@@ -60,11 +60,11 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 	if err != nil {
 		return nil, err
 	}
+	// The host part of the owner and Submit_Host come from the
+	// authenticated connection, never from the request: they are written
+	// into accounting records and matched by host ACLs.
 	j := &model.Job{
-		Name: name,
-		// The host part of the owner and Submit_Host come from the
-		// authenticated connection, never from the request: they are
-		// written into accounting records and matched by host ACLs.
+		Name:         name,
 		Owner:        id.User + "@" + id.Host,
 		User:         id.User,
 		Group:        id.Group,

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-hpc/strata/raftstore/manager"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -59,9 +60,13 @@ func startTestServer(t *testing.T, tune func(*Config)) *testServer {
 	go func() { New(cfg, io.Discard).Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 	ts.root = api.NewUnixClient(cfg.Socket, cfg.Name)
+	// Up when it leads and has committed its configuration: a qmgr set of
+	// the server's comment goes through.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, err := ts.root.Jobs(ctx, nil, false); err == nil {
+		err := ts.root.Manage(ctx, &manager.Request{Verb: manager.Set, Object: manager.Server,
+			Attrs: []manager.Attr{{Name: "comment", Op: "=", Value: "test"}}})
+		if err == nil {
 			break
 		}
 		if time.Now().After(deadline) {

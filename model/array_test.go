@@ -71,3 +71,15 @@ func TestArraySizeNeverOverflows(t *testing.T) {
 		t.Fatal("AnyInRange wrong")
 	}
 }
+
+func TestSelectCountsAreBounded(t *testing.T) {
+	defs := BuiltinResources()
+	for _, spec := range []string{"100001:ncpus=1", "60000:ncpus=1+60000:ncpus=1", "9223372036854775807:ncpus=1", "1:ncpus=1:mpiprocs=1000000000"} {
+		if _, err := ParseSelect(spec, defs); err == nil {
+			t.Errorf("select=%s accepted", spec)
+		}
+	}
+	if _, err := ParseSelect("100000:ncpus=1:mpiprocs=4", defs); err != nil {
+		t.Errorf("select at the bound refused: %v", err)
+	}
+}

@@ -103,13 +103,20 @@ func ParseSelect(spec string, defs ResourceDefs) (Select, error) {
 			return nil, Errorf(PBSEBadAttrVal, " Resource_List.select (more than %d chunks)", MaxSelectChunks)
 		}
 		total += c.Count
+		// mpiprocs is the number of PBS_NODEFILE lines per chunk, which
+		// the agent writes out: bounded like the chunk count.
+		if v, ok := c.Get("mpiprocs"); ok {
+			if n, err := strconv.Atoi(v); err != nil || n > MaxSelectChunks {
+				return nil, Errorf(PBSEBadAttrVal, " Resource_List.mpiprocs")
+			}
+		}
 		out = append(out, c)
 	}
 	return out, nil
 }
 
 // MaxSelectChunks bounds the number of chunks (the sum of the counts) of
-// one select; OpenPBS has no such bound.
+// one select, and a chunk's mpiprocs; OpenPBS has no such bound.
 const MaxSelectChunks = 100000
 
 func parseChunk(piece string, defs ResourceDefs) (Chunk, error) {

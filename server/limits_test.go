@@ -2,9 +2,12 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
+	"log"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -113,5 +116,45 @@ func TestBodyLimit(t *testing.T) {
 	r := sendRaw(unixHTTP(ts.cfg.Socket), "http://strata", rawReq{Method: "POST", Path: "/v1/jobs", Body: `{"script":"` + strings.Repeat("x", 2048) + `"}`}, "")
 	if r.Status != 413 || r.Code != 15004 {
 		t.Fatalf("oversized body: %+v", r)
+	}
+}
+
+// At most max_inflight requests of one caller are served at once; the next
+// waits for a slot, and gives up when its client goes away.
+func TestInflightCapPerCaller(t *testing.T) {
+	l := newLimiter(func(net.Conn) (string, int, int) { return "uid:1000", 0, 1 }, log.New(io.Discard, "", 0))
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	l.connState(a, http.StateNew)
+	req := func(ctx context.Context) *http.Request {
+		r, _ := http.NewRequestWithContext(context.WithValue(ctx, connKey{}, a), "GET", "/", nil)
+		return r
+	}
+	release, ok := l.slot(req(context.Background()))
+	if !ok {
+		t.Fatal("first request refused")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan bool, 1)
+	go func() { _, ok := l.slot(req(ctx)); got <- ok }()
+	select {
+	case <-got:
+		t.Fatal("second request served while the first holds the only slot")
+	case <-time.After(100 * time.Millisecond):
+	}
+	cancel()
+	if <-got {
+		t.Fatal("a request whose client went away was served")
+	}
+	release()
+	if r, ok := l.slot(req(context.Background())); !ok {
+		t.Fatal("slot not given back")
+	} else {
+		r()
+	}
+	l.connState(a, http.StateClosed)
+	if len(l.caller) != 0 || len(l.conns) != 0 {
+		t.Fatalf("limiter keeps closed connections: %v %v", l.caller, l.conns)
 	}
 }

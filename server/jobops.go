@@ -285,6 +285,9 @@ func (s *Server) handleMarkNodes(w http.ResponseWriter, r *http.Request, id *Ide
 	if !isOperator(id, &cfg) {
 		return nil, model.Err(model.PBSEPerm)
 	}
+	if err := checkTexts(textAttr{"comment", req.Comment}); err != nil {
+		return nil, err
+	}
 	_, err := s.apply(&raftstore.MarkVnodes{Vnodes: req.Nodes, Offline: req.Offline, Comment: req.Comment, Now: s.now().Unix()})
 	return nil, err
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -156,5 +157,34 @@ func TestInflightCapPerCaller(t *testing.T) {
 	l.connState(a, http.StateClosed)
 	if len(l.caller) != 0 || len(l.conns) != 0 {
 		t.Fatalf("limiter keeps closed connections: %v %v", l.caller, l.conns)
+	}
+}
+
+func TestLimitsConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, "server.toml")
+		if err := os.WriteFile(p, []byte("secret = \"x\"\n"+body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cfg, err := LoadConfig(write("[limits]\nmax_conns_per_user = 8\nread_header_timeout = \"3s\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultLimits()
+	want.MaxConnsPerUser, want.ReadHeaderTimeout = 8, Duration{3 * time.Second}
+	if cfg.Limits != want {
+		t.Fatalf("limits %+v, want %+v", cfg.Limits, want)
+	}
+	for body, key := range map[string]string{
+		"[limits]\nmax_conns_per_user = 0\n":      "limits.max_conns_per_user",
+		"[limits]\nread_timeout = \"0s\"\n":       "limits.read_timeout",
+		"[limits]\nmax_body_bytes = 999999999\n": "limits.max_body_bytes",
+	} {
+		if _, err := LoadConfig(write(body)); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%q: %v, want an error naming %s", body, err, key)
+		}
 	}
 }

@@ -179,8 +179,8 @@ func TestLimitsConfig(t *testing.T) {
 		t.Fatalf("limits %+v, want %+v", cfg.Limits, want)
 	}
 	for body, key := range map[string]string{
-		"[limits]\nmax_conns_per_user = 0\n":      "limits.max_conns_per_user",
-		"[limits]\nread_timeout = \"0s\"\n":       "limits.read_timeout",
+		"[limits]\nmax_conns_per_user = 0\n":     "limits.max_conns_per_user",
+		"[limits]\nread_timeout = \"0s\"\n":      "limits.read_timeout",
 		"[limits]\nmax_body_bytes = 999999999\n": "limits.max_body_bytes",
 	} {
 		if _, err := LoadConfig(write(body)); err == nil || !strings.Contains(err.Error(), key) {

@@ -84,6 +84,9 @@ type Config struct {
 	JobSortFormulaThreshold *float64 `toml:"job_sort_formula_threshold"`
 	StrictOrdering          bool     `toml:"strict_ordering"`
 	BackfillDepth           int      `toml:"backfill_depth"`
+	// Limits are the API's timeouts, size limits and per-caller caps
+	// (limits.go).
+	Limits Limits `toml:"limits"`
 }
 
 // TLSConfig is the [tls] table (docs/security-tls.md). Relative paths are
@@ -158,6 +161,7 @@ func DefaultConfig() *Config {
 		MaxJobSequenceID:     9999999,
 		NodeSortKey:          []string{"sort_priority HIGH"},
 		BackfillDepth:        1,
+		Limits:               DefaultLimits(),
 	}
 }
 
@@ -241,6 +245,9 @@ func (c *Config) Validate() error {
 		return bad("default_queue", fmt.Sprintf("queue %q is not defined", c.DefaultQueue))
 	}
 	if err := validateSchedPolicy(c, defs); err != nil {
+		return err
+	}
+	if err := c.Limits.validate(); err != nil {
 		return err
 	}
 	for key, m := range map[string]map[string]string{"default_chunk": c.DefaultChunk, "resources_default": c.ResourcesDefault} {

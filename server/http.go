@@ -115,6 +115,9 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, id *Identi
 	if err != nil {
 		return nil, err
 	}
+	if err := checkBeforeRights(job.Deps, id, &cfg, snap); err != nil {
+		return nil, err
+	}
 	if err := admit(job, id, &cfg, snap); err != nil {
 		return nil, err
 	}
@@ -201,6 +204,12 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, id *Identi
 	}
 	if !mayModify(id, j, &cfg) {
 		return nil, model.Err(model.PBSEPerm)
+	}
+	if j.Array != nil {
+		var err error
+		if jid, err = clampRangeID(j, jid); err != nil {
+			return nil, err
+		}
 	}
 	_, err := s.apply(&raftstore.DeleteJob{JobID: jid, Requestor: id.User + "@" + id.Host, Force: req.Force, Purge: req.Purge, Now: s.now().Unix()})
 	return nil, err

@@ -95,6 +95,7 @@ func (s *Server) Run(ctx context.Context) error {
 	// certificate is verified when given (identify then needs an agent's).
 	tcpLn = tls.NewListener(tcpLn, certs.ServerConfig(tls.VerifyClientCertIfGiven, pki.RoleAgent))
 	srv := &http.Server{Handler: s.routes(), ConnContext: saveConn, ErrorLog: s.logger}
+	hardenHTTP(srv, s.cfg.Limits, s.logger) // timeouts and per-caller caps (limits.go)
 	errc := make(chan error, 2)
 	for _, ln := range []net.Listener{unixLn, tcpLn} {
 		ln := ln

@@ -29,6 +29,7 @@ type jobRunner struct {
 
 	clock *runClock   // walltime, suspended time excluded
 	meter *usageMeter // sampled usage of the job's session
+	cg    *jobCgroup  // the run's cgroup; nil: contained by process group only
 }
 
 // run sets the job up, runs it to completion and delivers its output.
@@ -56,8 +57,9 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		r.cleanup()
 		return res
 	}
+	r.setupCgroup()
 	start := time.Now()
-	err = cmd.Start()
+	err = r.start(cmd)
 	stdout.Close()
 	if stderr != stdout {
 		stderr.Close()
@@ -73,11 +75,13 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	r.logger.Printf("job %s started as pid %d", j.ID, pid)
 
 	r.clock = &runClock{start: start}
-	r.meter = &usageMeter{sid: pid, ncpus: allocatedNcpus(j)}
+	r.meter = &usageMeter{sid: pid, ncpus: allocatedNcpus(j), cg: r.cg}
 	walltimeExceeded, killed := r.wait(cmd, pid, sigs)
 	end := time.Now()
-	// Leftover background processes of the job die with it, as under PBS.
+	// Leftover background processes of the job die with it, as under PBS:
+	// the process group, and with a cgroup every process the job started.
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	r.killCgroup()
 
 	res := &Result{Kind: api.EventEnded, SessionID: pid}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
@@ -94,6 +98,9 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		r.logger.Printf("job %s was killed on request", j.ID)
 	}
 	res.Used = r.usage(cmd.ProcessState, r.clock.elapsed(end))
+	if r.cg != nil && r.cg.oomKills() > 0 {
+		res.Comment = joinComment(res.Comment, "job exceeded its memory limit (mem): processes were killed")
+	}
 	r.endHooks("execjob_epilogue", res)
 	if note := r.deliverOutputs(); note != "" {
 		res.Comment = joinComment(res.Comment, note)
@@ -283,9 +290,11 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 		terminating = true
 		r.logger.Printf("job %s: %s; SIGTERM to process group %d", r.job.ID, why, pid)
 		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		r.signalCgroup(syscall.SIGTERM)
 		if clock.suspended {
 			// Stopped processes act on SIGTERM only once continued.
 			_ = syscall.Kill(-pid, syscall.SIGCONT)
+			r.signalCgroup(syscall.SIGCONT)
 			clock.resume(time.Now())
 		}
 		t := time.NewTimer(r.killDelay)
@@ -338,6 +347,7 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 		case <-hardKill:
 			r.logger.Printf("job %s: still alive after %s; SIGKILL", r.job.ID, r.killDelay)
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			r.killCgroup()
 			hardKill = nil
 		}
 	}
@@ -348,6 +358,7 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 // wait for); wall excludes suspended time.
 func (r *jobRunner) usage(ps *os.ProcessState, wall time.Duration) map[string]string {
 	m := r.meter
+	m.cgroupCounters()
 	if ticks := uint64((ps.UserTime() + ps.SystemTime()) / (time.Second / clockTicks)); ticks > m.cpuTicks {
 		m.cpuTicks = ticks
 	}
@@ -372,9 +383,10 @@ func allocatedNcpus(j *model.Job) string {
 	return "1"
 }
 
-// cleanup removes TMPDIR; the spool directory stays until the agent has
-// reported the result.
+// cleanup removes TMPDIR and the job's cgroup; the spool directory stays
+// until the agent has reported the result.
 func (r *jobRunner) cleanup() {
+	r.removeCgroup()
 	if r.tmpdir != "" {
 		if err := os.RemoveAll(r.tmpdir); err != nil {
 			r.logger.Printf("remove TMPDIR: %v", err)

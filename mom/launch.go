@@ -65,6 +65,7 @@ func (a *Agent) launch(rec *record) error {
 		SelfCommand: a.cfg.ShepherdCommand,
 		// The shepherd samples as often as the agent reports.
 		UsageIntervalMs: a.cfg.UsageInterval.Milliseconds(),
+		Cgroup:          a.cgroups,
 	}
 	if err := writeJSONAtomic(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
 		return err

@@ -49,6 +49,7 @@ func (a *Agent) recover(ctx context.Context, wg *sync.WaitGroup) error {
 			a.watchLocked(ctx, wg, rec)
 		default:
 			a.logger.Printf("job %s: shepherd is gone and left no result; reporting the job lost", j.ID)
+			a.killLeftoverCgroup(dir)
 			a.finishLocked(rec, a.lostResult(dir))
 		}
 	}

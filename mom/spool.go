@@ -88,6 +88,9 @@ type launchParams struct {
 	// UsageIntervalMs is how often the shepherd samples the job's usage
 	// into usage.json (0: defaultUsageInterval).
 	UsageIntervalMs int64 `json:"usage_interval_ms,omitempty"`
+	// Cgroup is where the agent's job cgroups live; nil when jobs are
+	// contained by process group only.
+	Cgroup *cgroupLayout `json:"cgroup,omitempty"`
 }
 
 // shepherdRecord identifies a running shepherd process beyond its pid.

@@ -64,7 +64,7 @@ func (a *Agent) lostResult(dir string) *Result {
 		Exit:    model.ExitInitAbort,
 		Comment: "job lost: its shepherd is gone (agent host restarted?)",
 	}
-	if err := writeJSONAtomic(filepath.Join(dir, fileResult), res, 0o644); err != nil {
+	if err := writeJSONAtomic(filepath.Join(dir, fileResult), res, 0o600); err != nil {
 		a.logger.Printf("record lost result in %s: %v", dir, err)
 	}
 	return res

@@ -195,7 +195,7 @@ func (d *signalDeliverer) deliverPending(now time.Time) (changed bool) {
 	if delivered {
 		d.done.Suspended = d.clock.suspended
 		d.done.SuspendedMs = d.clock.paused.Milliseconds()
-		if err := writeJSONAtomic(filepath.Join(d.dir, fileSignalsDone), d.done, 0o644); err != nil {
+		if err := writeJSONAtomic(filepath.Join(d.dir, fileSignalsDone), d.done, 0o600); err != nil {
 			d.logf("record delivered signals: %v", err)
 		}
 	}
@@ -246,7 +246,7 @@ func (d *signalDeliverer) deliver(s model.Sig, now time.Time) bool {
 // Caller holds a.mu.
 func (a *Agent) signalLocked(rec *record, sigs []model.Sig) {
 	path := filepath.Join(rec.dir, fileSignals)
-	if err := writeJSONAtomic(path, signalRequests{Signals: sigs}, 0o644); err != nil {
+	if err := writeJSONAtomic(path, signalRequests{Signals: sigs}, 0o600); err != nil {
 		a.logger.Printf("job %s: %v", rec.job.ID, err)
 		return
 	}

@@ -168,7 +168,7 @@ node_fail_requeue = "30s"
 		if err := os.MkdirAll(filepath.Join(momDir, "tmp"), 0o1777); err != nil {
 			return nil, err
 		}
-		os.Chmod(filepath.Join(momDir, "tmp"), 0o1777)
+		os.Chmod(filepath.Join(momDir, "tmp"), os.ModeSticky|0o777) // 0o1777 is not ModeSticky in Go
 		conf := fmt.Sprintf(`# Local cluster agent (written by strata cluster start).
 server = %q
 secret_file = %q

@@ -170,3 +170,64 @@ func waitForT(t *testing.T, timeout time.Duration, what string, cond func() bool
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestCgroupCpusetAndUsage: enforce_cpus confines a job to its ncpus, and
+// the cgroup counts the cpu time of its processes.
+func TestCgroupCpusetAndUsage(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("cgroup tests need root")
+	}
+	lay, err := setupCgroups(CgroupConfig{Mode: cgroupV1, EnforceCpus: true}, "unit", t.TempDir(), defaultCgroupSources)
+	if err != nil || !lay.canConfineCPUs() {
+		t.Skipf("no v1 cpuset here: %v", err)
+	}
+	t.Cleanup(lay.removeAgentCgroup)
+	cg := lay.job(fmt.Sprintf("%d.cpu.0", time.Now().UnixNano()))
+	if err := cg.create(); err != nil {
+		t.Fatal(err)
+	}
+	defer cg.killAndRemove()
+	if err := cg.confineCPUs(1); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; grep Cpus_allowed_list /proc/self/status")
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := startInCgroup(cg, cmd, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	_, list, _ := strings.Cut(out.String(), ":")
+	if cpus, err := parseCPUList(strings.TrimSpace(list)); err != nil || len(cpus) != 1 {
+		t.Errorf("job may run on %q, want one cpu", list)
+	}
+	if ns, ok := cg.cpuNanos(); !ok || ns == 0 {
+		t.Errorf("cgroup cpu time %d (%v), want > 0", ns, ok)
+	}
+}
+
+// TestCgroupsUnavailable: without a usable hierarchy the agent falls back
+// and says why.
+func TestCgroupsUnavailable(t *testing.T) {
+	dir := t.TempDir()
+	mi := filepath.Join(dir, "mountinfo")
+	pc := filepath.Join(dir, "cgroup")
+	os.WriteFile(pc, []byte("0::/\n"), 0o644)
+	os.WriteFile(mi, []byte("22 1 0:21 / /proc rw - proc proc rw\n"), 0o644)
+	src := cgroupSources{mountinfo: mi, procCgroup: pc}
+	if _, err := setupCgroups(CgroupConfig{Mode: cgroupAuto}, "h", dir, src); err == nil || !strings.Contains(err.Error(), "no cgroup2 file system") {
+		t.Errorf("no cgroup mounts: %v", err)
+	}
+	// A cgroup2 "mount" that is a plain directory: not a cgroup.
+	fake := filepath.Join(dir, "fake")
+	os.Mkdir(fake, 0o755)
+	os.WriteFile(mi, []byte("41 31 0:38 / "+fake+" rw - cgroup2 cgroup2 rw\n"), 0o644)
+	if _, err := setupCgroups(CgroupConfig{Mode: cgroupV2}, "h", dir, src); err == nil || !strings.Contains(err.Error(), "is not a cgroup") {
+		t.Errorf("plain directory: %v", err)
+	}
+	if _, err := setupCgroups(CgroupConfig{Mode: cgroupOff}, "h", dir, src); err == nil {
+		t.Errorf("mode off gave a layout")
+	}
+}

@@ -337,7 +337,7 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 		hardKill = t.C
 	}
 
-	sd := &signalDeliverer{dir: r.dir, pgid: pid, clock: clock, done: readSignalsDone(r.dir), logf: r.logger.Printf, kill: syscall.Kill}
+	sd := &signalDeliverer{dir: r.dir, pgid: pid, clock: clock, done: readSignalsDone(r.dir), logf: r.logger.Printf, kill: syscall.Kill, cg: r.cg}
 	checkSignals := func() {
 		if terminating {
 			return // the job is being killed: a suspend would only delay that

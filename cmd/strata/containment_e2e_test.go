@@ -136,6 +136,25 @@ func testEscapeWalltime(t *testing.T, c *cluster) {
 	}
 }
 
+// testEscapeRequeue: qrerun kills the first run whole; the second run
+// starts with none of the first run's processes around.
+func testEscapeRequeue(t *testing.T, c *cluster) {
+	marker := uniqueMarker()
+	id := startEscapeJob(t, c, marker, "-r", "y")
+	c.must("qrerun", id)
+	waitFor(t, 30*time.Second, "the second run", func() bool {
+		j := c.job(id)
+		return str(j["run_count"]) == "2" && j["job_state"] == "R" && len(markerPids(marker)) >= 3
+	})
+	// An escapee of the first run would make a fourth.
+	if n := len(markerPids(marker)); n != 3 {
+		t.Errorf("%d marked processes after the requeue, want the second run's 3", n)
+	}
+	c.must("qdel", id)
+	c.waitState(id, 30*time.Second, "F")
+	checkNoneLeft(t, marker)
+}
+
 func testEscapeJobEnd(t *testing.T, c *cluster) {
 	marker := uniqueMarker()
 	script := filepath.Join(c.work, "end-"+marker+".sh")
@@ -163,6 +182,7 @@ func TestCgroupContainmentV1(t *testing.T) {
 	t.Run("qdel", func(t *testing.T) { testEscapeQdel(t, c, false) })
 	t.Run("walltime", func(t *testing.T) { testEscapeWalltime(t, c) })
 	t.Run("end", func(t *testing.T) { testEscapeJobEnd(t, c) })
+	t.Run("requeue", func(t *testing.T) { testEscapeRequeue(t, c) })
 	t.Run("enforce_mem", func(t *testing.T) {
 		// tail keeps its whole "line" of /dev/zero in memory.
 		script := filepath.Join(c.work, "mem.sh")

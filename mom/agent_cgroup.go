@@ -1,6 +1,7 @@
 package mom
 
 import (
+	"errors"
 	"path/filepath"
 )
 
@@ -52,4 +53,31 @@ func (a *Agent) killLeftoverCgroup(dir string) {
 	if err := cg.killAndRemove(); err != nil {
 		a.logger.Printf("leftover cgroup of %s: %v", filepath.Base(dir), err)
 	}
+}
+
+// KillSpoolJobCgroups kills every process in the cgroups of the runs
+// recorded in spoolDir and removes those cgroups; a stopped local cluster
+// uses it so that no job process (not even one that left its session)
+// outlives the cluster. It returns how many runs had a cgroup.
+func KillSpoolJobCgroups(spoolDir string) (int, error) {
+	dirs, err := spool{root: spoolDir}.records()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var errs []error
+	for _, dir := range dirs {
+		var lp launchParams
+		if err := readJSON(filepath.Join(dir, fileLaunch), &lp); err != nil {
+			continue
+		}
+		if cg := lp.Cgroup.job(filepath.Base(dir)); cg != nil {
+			n++
+			if err := cg.killAndRemove(); err != nil {
+				errs = append(errs, err)
+			}
+			lp.Cgroup.removeAgentCgroup()
+		}
+	}
+	return n, errors.Join(errs...)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/mom"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -322,6 +323,12 @@ func stop(c *cli.Context) error {
 	// A local cluster is a test and demo tool: stopping it also ends the
 	// jobs its agents' shepherds still run (a production agent leaves them).
 	KillSessions(sessionsUnder(dir), syscall.SIGKILL)
+	// A job that left its session is found through its agent's cgroups.
+	for _, p := range l.Procs {
+		if p.Role == "mom" {
+			mom.KillSpoolJobCgroups(filepath.Join(filepath.Dir(p.Config), "spool"))
+		}
+	}
 	return nil
 }
 

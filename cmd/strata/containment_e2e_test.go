@@ -8,6 +8,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -208,4 +209,18 @@ func TestCgroupContainmentV2(t *testing.T) {
 	c := cgroupCluster(t, "mode = \"v2\"")
 	t.Run("qdel", func(t *testing.T) { testEscapeQdel(t, c, true) })
 	t.Run("walltime", func(t *testing.T) { testEscapeWalltime(t, c) })
+}
+
+// TestClusterStopKillsEscapedJobs: stopping a local cluster SIGKILLs its
+// shepherds, which then cannot clean up; the job's escaped processes are
+// found through the agent's cgroups all the same.
+func TestClusterStopKillsEscapedJobs(t *testing.T) {
+	c := cgroupCluster(t, "")
+	marker := uniqueMarker()
+	startEscapeJob(t, c, marker)
+	out, err := exec.Command(filepath.Join(binDir, "strata"), "cluster", "stop", "--dir", c.dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cluster stop: %v\n%s", err, out)
+	}
+	checkNoneLeft(t, marker)
 }

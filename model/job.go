@@ -369,8 +369,11 @@ const DefaultUmask = 0o077
 
 // ParseUmask checks a umask attribute value: octal digits, at most 0777.
 func ParseUmask(s string) (int, bool) {
-	if s == "" || len(s) > 4 {
+	if s == "" {
 		return 0, false
+	}
+	if t := strings.TrimLeft(s, "0"); len(t) > 3 {
+		return 0, false // also keeps the arithmetic below from overflowing
 	}
 	v := 0
 	for _, c := range s {

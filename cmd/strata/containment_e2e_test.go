@@ -46,6 +46,9 @@ func markerPids(marker string) []string {
 // [cgroups] table, or skips when the agent reports cgroups unavailable.
 func cgroupCluster(t *testing.T, cgroupsTOML string) *cluster {
 	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("needs root: jobs run as nobody, and cgroups need root")
+	}
 	c := startCluster(t, 1, 2)
 	logPath := filepath.Join(c.dir, "node1.log")
 	if cgroupsTOML != "" {

@@ -14,6 +14,9 @@ import (
 )
 
 func TestFileModes(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to submit as nobody")
+	}
 	c := startCluster(t, 1, 2)
 
 	t.Run("tmpdir sticky", func(t *testing.T) {

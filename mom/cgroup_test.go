@@ -2,6 +2,7 @@ package mom
 
 import (
 	"fmt"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/strata-hpc/strata/server/api"
 )
 
 // testLayout sets up an agent subtree in the given mode or skips the test
@@ -229,5 +232,23 @@ func TestCgroupsUnavailable(t *testing.T) {
 	}
 	if _, err := setupCgroups(CgroupConfig{Mode: cgroupOff}, "h", dir, src); err == nil {
 		t.Errorf("mode off gave a layout")
+	}
+}
+
+// TestAgentSaysWhenJobsAreNotContained: the start line names the fallback.
+func TestAgentSaysWhenJobsAreNotContained(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Server, cfg.Secret, cfg.Host, cfg.Spool = "127.0.0.1:1", "s", "testhost", t.TempDir()
+	cfg.ShepherdCommand = shepherdCommand
+	cfg.Cgroups = CgroupConfig{Mode: cgroupOff}
+	var buf strings.Builder
+	a, err := New(cfg, api.NewTCPClient(cfg.Server, cfg.Secret), log.New(&buf, "", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.setupCgroups()
+	want := "cgroups unavailable: disabled by [cgroups] mode = \"off\"; jobs are contained by process group only\n"
+	if buf.String() != want || a.cgroups != nil {
+		t.Errorf("log %q, layout %v; want %q", buf.String(), a.cgroups, want)
 	}
 }

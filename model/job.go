@@ -153,6 +153,9 @@ type Job struct {
 	Deps   []Dep  `json:"deps,omitempty"`
 	// GroupList is group_list (qsub -W group_list).
 	GroupList string `json:"group_list,omitempty"`
+	// Umask is umask (qsub -W umask): octal digits, the mask the job and
+	// its output files are created with; "" means DefaultUmask.
+	Umask string `json:"umask,omitempty"`
 	// RequeueOnEnd is set by qrerun: the kill the agent delivers ends in a
 	// requeue rather than in history.
 	RequeueOnEnd bool `json:"requeue_on_end,omitempty"`
@@ -359,4 +362,33 @@ func orderedAmounts(m map[string]float64) []string {
 		}
 	}
 	return out
+}
+
+// DefaultUmask is the umask of a job submitted without -W umask, as PBS.
+const DefaultUmask = 0o077
+
+// ParseUmask checks a umask attribute value: octal digits, at most 0777.
+func ParseUmask(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	if t := strings.TrimLeft(s, "0"); len(t) > 3 {
+		return 0, false // also keeps the arithmetic below from overflowing
+	}
+	v := 0
+	for _, c := range s {
+		if c < '0' || c > '7' {
+			return 0, false
+		}
+		v = v*8 + int(c-'0')
+	}
+	return v, v <= 0o777
+}
+
+// JobUmask is the job's umask (DefaultUmask when unset or invalid).
+func (j *Job) JobUmask() int {
+	if v, ok := ParseUmask(j.Umask); ok {
+		return v
+	}
+	return DefaultUmask
 }

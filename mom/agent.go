@@ -26,6 +26,8 @@ type Agent struct {
 
 	// hooks is the agent's copy of the hooks (hooks.go).
 	hooks *hookStore
+	// cgroups is where job cgroups are made; nil: process groups only.
+	cgroups *cgroupLayout
 	// bgCtx and bgWG are Run's context and wait group, for goroutines
 	// started under a.mu (hooks_job.go); set before Run starts any.
 	bgCtx context.Context
@@ -99,6 +101,10 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	if err := a.hooks.load(); err != nil {
 		return err
+	}
+	a.setupCgroups()
+	if a.cgroups != nil {
+		defer a.cgroups.removeAgentCgroup()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

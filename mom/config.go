@@ -82,6 +82,9 @@ type Config struct {
 	// provision_enable, current_aoe and a resources table (same value rules
 	// as [resources]; arch defaults to "linux").
 	Vnodes []VnodeConfig
+	// Cgroups is the [cgroups] table: job containment and enforcement
+	// (cgroup.go). Default: mode auto, nothing enforced.
+	Cgroups CgroupConfig
 	// ShepherdCommand is the command line that starts a shepherd; the
 	// shepherd's own arguments are appended. Not read from TOML. Default:
 	// this executable with the "mom-shepherd" subcommand.
@@ -117,6 +120,40 @@ type fileConfig struct {
 	BootIDFile        string         `toml:"boot_id_file"`
 	Resources         map[string]any `toml:"resources"`
 	Vnode             []fileVnode    `toml:"vnode"`
+	Cgroups           fileCgroups    `toml:"cgroups"`
+}
+
+// fileCgroups is the [cgroups] table.
+type fileCgroups struct {
+	Enable      *bool  `toml:"enable"`
+	Mode        string `toml:"mode"`
+	Root        string `toml:"root"`
+	EnforceMem  bool   `toml:"enforce_mem"`
+	EnforceCpus bool   `toml:"enforce_cpus"`
+}
+
+// apply checks the table and copies it into c.
+func (fc fileCgroups) apply(c *CgroupConfig) error {
+	switch fc.Mode {
+	case "", cgroupAuto, cgroupV1, cgroupV2, cgroupOff:
+	default:
+		return fmt.Errorf("cgroups.mode: %q is not one of auto, v1, v2, off", fc.Mode)
+	}
+	if fc.Root != "" && !strings.HasPrefix(fc.Root, "/") {
+		return fmt.Errorf("cgroups.root: %q must be an absolute cgroup path", fc.Root)
+	}
+	c.Mode = fc.Mode
+	if c.Mode == "" {
+		c.Mode = cgroupAuto
+	}
+	if fc.Enable != nil && !*fc.Enable {
+		if fc.Mode != "" && fc.Mode != cgroupOff {
+			return fmt.Errorf("cgroups.enable: false contradicts mode = %q", fc.Mode)
+		}
+		c.Mode = cgroupOff
+	}
+	c.Root, c.EnforceMem, c.EnforceCpus = fc.Root, fc.EnforceMem, fc.EnforceCpus
+	return nil
 }
 
 type fileTLS struct {
@@ -144,6 +181,7 @@ func DefaultConfig() *Config {
 		KillDelay:         10 * time.Second,
 		HeartbeatInterval: 2 * time.Second,
 		UsageInterval:     defaultUsageInterval,
+		Cgroups:           CgroupConfig{Mode: cgroupAuto},
 		Resources: map[string]string{
 			"ncpus": strconv.Itoa(runtime.NumCPU()),
 			"arch":  "linux",
@@ -235,6 +273,9 @@ func (fc *fileConfig) apply(cfg *Config, md toml.MetaData) error {
 		for k, v := range res {
 			cfg.Resources[k] = v
 		}
+	}
+	if err := fc.Cgroups.apply(&cfg.Cgroups); err != nil {
+		return err
 	}
 	for i, fv := range fc.Vnode {
 		key := fmt.Sprintf("vnode[%d]", i)

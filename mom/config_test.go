@@ -113,3 +113,29 @@ func TestLoadConfigErrorsNameTheKey(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadConfigCgroups(t *testing.T) {
+	base := "server = \"127.0.0.1:15001\"\ntls = { ca_file = \"/c.pem\", cert_file = \"/a.pem\", key_file = \"/k.pem\" }\n"
+	cfg, err := LoadConfig(writeConfig(t, base))
+	if err != nil || cfg.Cgroups != (CgroupConfig{Mode: cgroupAuto}) {
+		t.Fatalf("default cgroups = %+v (%v)", cfg.Cgroups, err)
+	}
+	cfg, err = LoadConfig(writeConfig(t, base+"[cgroups]\nmode = \"v1\"\nroot = \"/strata.slice\"\nenforce_mem = true\nenforce_cpus = true\n"))
+	if err != nil || cfg.Cgroups != (CgroupConfig{Mode: cgroupV1, Root: "/strata.slice", EnforceMem: true, EnforceCpus: true}) {
+		t.Fatalf("cgroups = %+v (%v)", cfg.Cgroups, err)
+	}
+	cfg, err = LoadConfig(writeConfig(t, base+"[cgroups]\nenable = false\n"))
+	if err != nil || cfg.Cgroups.Mode != cgroupOff {
+		t.Fatalf("enable = false: %+v (%v)", cfg.Cgroups, err)
+	}
+	for text, want := range map[string]string{
+		"mode = \"v3\"":                 "cgroups.mode",
+		"root = \"relative\"":           "cgroups.root",
+		"enable = false\nmode = \"v2\"": "cgroups.enable",
+		"enforce_vmem = true":           "unknown key",
+	} {
+		if _, err := LoadConfig(writeConfig(t, base+"[cgroups]\n"+text+"\n")); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", text, err, want)
+		}
+	}
+}

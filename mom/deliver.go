@@ -112,7 +112,10 @@ func (r *jobRunner) deliverOne(src string, t outputTarget) error {
 		Stderr:      &stderr,
 		SysProcAttr: &syscall.SysProcAttr{Credential: r.credential()},
 	}
-	if err := cmd.Run(); err != nil {
+	if err := withUmask(r.job.JobUmask(), cmd.Start); err != nil {
+		return fmt.Errorf("delivery helper: %w", err)
+	}
+	if err := cmd.Wait(); err != nil {
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
 			return fmt.Errorf("%s", msg)
 		}

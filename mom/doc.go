@@ -7,12 +7,10 @@
 // die, without losing jobs: every fact about a job is kept in its spool
 // directory, and a new agent rebuilds its view from there.
 //
-// Spool layout:
+// Spool layout (directories 0700, files 0600: private to the agent):
 //
 //	<spool>/jobs/<jobid>.<run>/job.json       the job as the server sent it
-//	                           launch.json    shepherd parameters
-//	                           script         the job script (owned by the user)
-//	                           nodefile       PBS_NODEFILE
+//	                           launch.json    shepherd parameters, cgroup layout
 //	                           shepherd.pid   shepherd pid, start time, boot id
 //	                           job.pid        job pid (= pgid = session id)
 //	                           stdout, stderr spooled output (not with -k o/e/d)
@@ -21,4 +19,12 @@
 //	                           usage.json     live resources_used (shepherd)
 //	                           result.json    written atomically when done
 //	<spool>/undelivered/                      output that could not be delivered
+//
+// What the job reads as its owner lives outside the spool, next to TMPDIR:
+//
+//	<tmpdir>/pbs.<jobid>/                     TMPDIR (0700, the user's)
+//	<tmpdir>/pbs.<jobid>.aux/script           the job script (the user's, 0500)
+//	                         nodefile         PBS_NODEFILE (the user's, 0400)
+//
+// Each run's processes are in the cgroup job-<jobid>.<run> (cgroup.go).
 package mom

@@ -100,7 +100,7 @@ func (r *jobRunner) noteHookFailure(h *model.Hook, event string) {
 	if len(f.Actions) == 0 {
 		return
 	}
-	if err := writeJSONAtomic(filepath.Join(r.dir, fileHookFail), f, 0o644); err != nil {
+	if err := writeJSONAtomic(filepath.Join(r.dir, fileHookFail), f, 0o600); err != nil {
 		r.logger.Printf("record hook failure: %v", err)
 	}
 }

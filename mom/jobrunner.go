@@ -26,9 +26,11 @@ type jobRunner struct {
 	asRoot bool
 	id     identity
 	tmpdir string
+	auxdir string // the job's script and node file (auxDir)
 
 	clock *runClock   // walltime, suspended time excluded
 	meter *usageMeter // sampled usage of the job's session
+	cg    *jobCgroup  // the run's cgroup; nil: contained by process group only
 }
 
 // run sets the job up, runs it to completion and delivers its output.
@@ -56,8 +58,11 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		r.cleanup()
 		return res
 	}
+	r.setupCgroup()
 	start := time.Now()
-	err = cmd.Start()
+	// The job runs with its umask (-W umask, default 077); the shepherd's
+	// own is restored right after the fork.
+	err = withUmask(j.JobUmask(), func() error { return r.start(cmd) })
 	stdout.Close()
 	if stderr != stdout {
 		stderr.Close()
@@ -67,17 +72,19 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		return failed(model.ExitFail2, "cannot start job: %v", err)
 	}
 	pid := cmd.Process.Pid
-	if err := writeJSONAtomic(filepath.Join(r.dir, fileJobPid), jobPidRecord{Pid: pid, StartUnix: start.Unix()}, 0o644); err != nil {
+	if err := writeJSONAtomic(filepath.Join(r.dir, fileJobPid), jobPidRecord{Pid: pid, StartUnix: start.Unix()}, 0o600); err != nil {
 		r.logger.Printf("record job pid: %v", err)
 	}
 	r.logger.Printf("job %s started as pid %d", j.ID, pid)
 
 	r.clock = &runClock{start: start}
-	r.meter = &usageMeter{sid: pid, ncpus: allocatedNcpus(j)}
+	r.meter = &usageMeter{sid: pid, ncpus: allocatedNcpus(j), cg: r.cg}
 	walltimeExceeded, killed := r.wait(cmd, pid, sigs)
 	end := time.Now()
-	// Leftover background processes of the job die with it, as under PBS.
+	// Leftover background processes of the job die with it, as under PBS:
+	// the process group, and with a cgroup every process the job started.
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	r.killCgroup()
 
 	res := &Result{Kind: api.EventEnded, SessionID: pid}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
@@ -94,6 +101,9 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		r.logger.Printf("job %s was killed on request", j.ID)
 	}
 	res.Used = r.usage(cmd.ProcessState, r.clock.elapsed(end))
+	if r.cg != nil && r.cg.oomKills() > 0 {
+		res.Comment = joinComment(res.Comment, "job exceeded its memory limit (mem): processes were killed")
+	}
 	r.endHooks("execjob_epilogue", res)
 	if note := r.deliverOutputs(); note != "" {
 		res.Comment = joinComment(res.Comment, note)
@@ -113,12 +123,17 @@ func (r *jobRunner) prepare() (*exec.Cmd, *os.File, *os.File, error) {
 		return nil, nil, nil, err
 	}
 	r.tmpdir = tmpdir
-	nodefile := filepath.Join(r.dir, fileNodes)
+	aux, err := r.makeAuxDir()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r.auxdir = aux
+	nodefile := filepath.Join(aux, fileNodes)
 	nodes := strings.Join(j.NodeFile(), "\n")
 	if nodes != "" {
 		nodes += "\n"
 	}
-	if err := os.WriteFile(nodefile, []byte(nodes), 0o644); err != nil {
+	if err := r.writeUserFile(nodefile, []byte(nodes), 0o400); err != nil {
 		return nil, nil, nil, fmt.Errorf("write node file: %w", err)
 	}
 	env := jobEnvironment(j, jobEnvParams{ID: r.id, NodeFile: nodefile, TmpDir: tmpdir})
@@ -131,7 +146,7 @@ func (r *jobRunner) prepare() (*exec.Cmd, *os.File, *os.File, error) {
 		}
 		argv = append([]string{prog}, j.Argv[1:]...)
 	} else {
-		script := filepath.Join(r.dir, fileScript)
+		script := filepath.Join(aux, fileScript)
 		if err := r.writeUserFile(script, []byte(j.Script), 0o500); err != nil {
 			return nil, nil, nil, fmt.Errorf("write job script: %w", err)
 		}
@@ -191,7 +206,35 @@ func (r *jobRunner) makeTmpdir() (string, error) {
 	return path, nil
 }
 
-// writeUserFile writes a file in the spool that the job reads as its owner.
+// makeAuxDir creates <tmpdir>/pbs.<jobid>.aux, the directory of the files
+// the job reads as its owner (script, node file). The spool is private to
+// the agent, so they cannot live there. It belongs to root (0711: nobody
+// lists it, and its files can be neither replaced nor removed by the
+// user); what was at the path before is removed first, as for TMPDIR.
+func (r *jobRunner) makeAuxDir() (string, error) {
+	path := filepath.Join(r.params.TmpDir, "pbs."+r.job.ID+".aux")
+	if err := os.RemoveAll(path); err != nil {
+		return "", fmt.Errorf("clear %s: %w", path, err)
+	}
+	if err := os.Mkdir(path, 0o700); err != nil {
+		return "", fmt.Errorf("create job aux directory: %w", err)
+	}
+	// Mkdir's mode passed through the umask; set it exactly.
+	if err := os.Chmod(path, 0o711); err != nil {
+		return "", fmt.Errorf("job aux directory mode: %w", err)
+	}
+	return path, nil
+}
+
+// withUmask runs fn (which forks) with the process umask set to mask. The
+// umask is per process; the shepherd does nothing else meanwhile.
+func withUmask(mask int, fn func() error) error {
+	old := syscall.Umask(mask)
+	defer syscall.Umask(old)
+	return fn()
+}
+
+// writeUserFile writes a file that the job reads as its owner.
 func (r *jobRunner) writeUserFile(path string, data []byte, perm os.FileMode) error {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return err
@@ -283,16 +326,18 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 		terminating = true
 		r.logger.Printf("job %s: %s; SIGTERM to process group %d", r.job.ID, why, pid)
 		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		r.signalCgroup(syscall.SIGTERM)
 		if clock.suspended {
 			// Stopped processes act on SIGTERM only once continued.
 			_ = syscall.Kill(-pid, syscall.SIGCONT)
+			r.signalCgroup(syscall.SIGCONT)
 			clock.resume(time.Now())
 		}
 		t := time.NewTimer(r.killDelay)
 		hardKill = t.C
 	}
 
-	sd := &signalDeliverer{dir: r.dir, pgid: pid, clock: clock, done: readSignalsDone(r.dir), logf: r.logger.Printf, kill: syscall.Kill}
+	sd := &signalDeliverer{dir: r.dir, pgid: pid, clock: clock, done: readSignalsDone(r.dir), logf: r.logger.Printf, kill: syscall.Kill, cg: r.cg}
 	checkSignals := func() {
 		if terminating {
 			return // the job is being killed: a suspend would only delay that
@@ -331,13 +376,14 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 			checkSignals()
 		case <-usageTimer.C:
 			r.meter.sample()
-			if err := writeJSONAtomic(filepath.Join(r.dir, fileUsage), r.meter.used(clock.elapsed(time.Now())), 0o644); err != nil {
+			if err := writeJSONAtomic(filepath.Join(r.dir, fileUsage), r.meter.used(clock.elapsed(time.Now())), 0o600); err != nil {
 				r.logger.Printf("record usage: %v", err)
 			}
 			usageTimer.Reset(interval)
 		case <-hardKill:
 			r.logger.Printf("job %s: still alive after %s; SIGKILL", r.job.ID, r.killDelay)
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			r.killCgroup()
 			hardKill = nil
 		}
 	}
@@ -348,6 +394,7 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 // wait for); wall excludes suspended time.
 func (r *jobRunner) usage(ps *os.ProcessState, wall time.Duration) map[string]string {
 	m := r.meter
+	m.cgroupCounters()
 	if ticks := uint64((ps.UserTime() + ps.SystemTime()) / (time.Second / clockTicks)); ticks > m.cpuTicks {
 		m.cpuTicks = ticks
 	}
@@ -372,12 +419,16 @@ func allocatedNcpus(j *model.Job) string {
 	return "1"
 }
 
-// cleanup removes TMPDIR; the spool directory stays until the agent has
-// reported the result.
+// cleanup removes TMPDIR and the job's cgroup; the spool directory stays
+// until the agent has reported the result.
 func (r *jobRunner) cleanup() {
-	if r.tmpdir != "" {
-		if err := os.RemoveAll(r.tmpdir); err != nil {
-			r.logger.Printf("remove TMPDIR: %v", err)
+	r.removeCgroup()
+	for _, d := range []string{r.tmpdir, r.auxdir} {
+		if d == "" {
+			continue
+		}
+		if err := os.RemoveAll(d); err != nil {
+			r.logger.Printf("remove %s: %v", d, err)
 		}
 	}
 }

@@ -33,7 +33,12 @@ func (r *jobRunner) openDirect(t outputTarget) (*os.File, error) {
 		if st, err := os.Stat(dst); err == nil && st.IsDir() {
 			dst = filepath.Join(dst, r.job.ID+"."+t.suffix)
 		}
-		f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+		// 0666 less the job's umask, as the job would create it.
+		var f *os.File
+		err := withUmask(r.job.JobUmask(), func() (err error) {
+			f, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o666)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("open output file: %w", err)
 		}

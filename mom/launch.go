@@ -22,9 +22,8 @@ func (a *Agent) startLocked(ctx context.Context, wg *sync.WaitGroup, j *model.Jo
 	}
 	key := recordKey(j.ID, j.RunCount)
 	dir := a.spool.jobDir(j.ID, j.RunCount)
-	// 0711: the job (running as its owner) must reach its script and node
-	// file inside, but nobody may list the directory.
-	if err := os.Mkdir(dir, 0o711); err != nil {
+	// 0700: only the agent and its shepherd read a run's record.
+	if err := os.Mkdir(dir, 0o700); err != nil {
 		// A directory without an in-memory record means something else
 		// wrote the spool; refusing is safer than running twice.
 		a.logger.Printf("job %s: create spool record: %v", j.ID, err)
@@ -40,7 +39,7 @@ func (a *Agent) startLocked(ctx context.Context, wg *sync.WaitGroup, j *model.Jo
 	if err := a.launch(rec); err != nil {
 		a.logger.Printf("job %s: %v", j.ID, err)
 		res := failed(model.ExitFail1, "%v", err)
-		if werr := writeJSONAtomic(filepath.Join(dir, fileResult), res, 0o644); werr != nil {
+		if werr := writeJSONAtomic(filepath.Join(dir, fileResult), res, 0o600); werr != nil {
 			a.logger.Printf("job %s: record failure: %v", j.ID, werr)
 		}
 		a.finishLocked(rec, res)
@@ -65,6 +64,7 @@ func (a *Agent) launch(rec *record) error {
 		SelfCommand: a.cfg.ShepherdCommand,
 		// The shepherd samples as often as the agent reports.
 		UsageIntervalMs: a.cfg.UsageInterval.Milliseconds(),
+		Cgroup:          a.cgroups,
 	}
 	if err := writeJSONAtomic(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
 		return err
@@ -100,7 +100,7 @@ func (a *Agent) launch(rec *record) error {
 	pid := cmd.Process.Pid
 	st, err := procStartTime(pid)
 	if err == nil {
-		err = writeJSONAtomic(filepath.Join(rec.dir, fileShepherd), shepherdRecord{Pid: pid, StartTime: st, BootID: a.bootID}, 0o644)
+		err = writeJSONAtomic(filepath.Join(rec.dir, fileShepherd), shepherdRecord{Pid: pid, StartTime: st, BootID: a.bootID}, 0o600)
 	}
 	if err != nil {
 		// Closing the pipe without the go byte makes the shepherd exit

@@ -132,13 +132,14 @@ func runShepherd(t *testing.T, spoolDir string, j *model.Job, killDelay time.Dur
 		t.Fatal(err)
 	}
 	dir := sp.jobDir(j.ID, j.RunCount)
-	if err := os.Mkdir(dir, 0o711); err != nil {
+	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeJSONAtomic(filepath.Join(dir, fileJob), j, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	lp := launchParams{Host: "testhost", Spool: spoolDir, TmpDir: spoolDir, KillDelayMs: killDelay.Milliseconds(), SelfCommand: shepherdCommand}
+	// TMPDIR's parent is sticky and world-writable, as /var/tmp.
+	lp := launchParams{Host: "testhost", Spool: spoolDir, TmpDir: worldDir(t, os.ModeSticky|0o777), KillDelayMs: killDelay.Milliseconds(), SelfCommand: shepherdCommand}
 	if err := writeJSONAtomic(filepath.Join(dir, fileLaunch), lp, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,7 @@ func (a *Agent) recover(ctx context.Context, wg *sync.WaitGroup) error {
 			a.watchLocked(ctx, wg, rec)
 		default:
 			a.logger.Printf("job %s: shepherd is gone and left no result; reporting the job lost", j.ID)
+			a.killLeftoverCgroup(dir)
 			a.finishLocked(rec, a.lostResult(dir))
 		}
 	}
@@ -63,7 +64,7 @@ func (a *Agent) lostResult(dir string) *Result {
 		Exit:    model.ExitInitAbort,
 		Comment: "job lost: its shepherd is gone (agent host restarted?)",
 	}
-	if err := writeJSONAtomic(filepath.Join(dir, fileResult), res, 0o644); err != nil {
+	if err := writeJSONAtomic(filepath.Join(dir, fileResult), res, 0o600); err != nil {
 		a.logger.Printf("record lost result in %s: %v", dir, err)
 	}
 	return res

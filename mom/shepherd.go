@@ -61,7 +61,7 @@ func shepherdRunMain(dir string, goSignal io.Reader) int {
 		return 1
 	}
 	res := superviseJob(dir, sigs, logger)
-	if err := writeJSONAtomic(filepath.Join(dir, fileResult), res, 0o644); err != nil {
+	if err := writeJSONAtomic(filepath.Join(dir, fileResult), res, 0o600); err != nil {
 		logger.Printf("cannot record the result: %v", err)
 		return 1
 	}
@@ -104,7 +104,9 @@ func deliverMain(dst, nameInDir string, src io.Reader) int {
 	if st, err := os.Stat(dst); err == nil && st.IsDir() {
 		dst = filepath.Join(dst, nameInDir)
 	}
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// 0666 less the umask the shepherd started this helper with: the
+	// job's (-W umask, default 077).
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

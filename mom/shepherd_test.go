@@ -82,7 +82,6 @@ func TestShepherdEnvironment(t *testing.T) {
 		"PBS_ENVIRONMENT": "PBS_BATCH",
 		"PBS_JOBDIR":      home,
 		"PBS_ACCOUNT":     "proj42",
-		"TMPDIR":          filepath.Join(spoolDir, "pbs.13.srv"),
 		"NCPUS":           "2",
 		"OMP_NUM_THREADS": "2",
 		"HOME":            home,
@@ -96,7 +95,10 @@ func TestShepherdEnvironment(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, env[k], v)
 		}
 	}
-	if !strings.HasSuffix(env["PBS_NODEFILE"], "/"+fileNodes) {
+	if filepath.Base(env["TMPDIR"]) != "pbs.13.srv" {
+		t.Errorf("TMPDIR = %q", env["TMPDIR"])
+	}
+	if !strings.HasSuffix(env["PBS_NODEFILE"], "/pbs.13.srv.aux/"+fileNodes) {
 		t.Errorf("PBS_NODEFILE = %q", env["PBS_NODEFILE"])
 	}
 	if got := readFile(t, filepath.Join(out, "nodes.txt")); got != "testhost\ntesthost\n" {

@@ -171,6 +171,9 @@ type signalDeliverer struct {
 	logf  func(format string, args ...any)
 	// kill is syscall.Kill; tests replace it.
 	kill func(pid int, sig syscall.Signal) error
+	// cg, when set, is the job's cgroup: its processes that left the
+	// process group get the signal too.
+	cg *jobCgroup
 }
 
 // deliverPending reads signals.json and delivers the requests not yet
@@ -195,7 +198,7 @@ func (d *signalDeliverer) deliverPending(now time.Time) (changed bool) {
 	if delivered {
 		d.done.Suspended = d.clock.suspended
 		d.done.SuspendedMs = d.clock.paused.Milliseconds()
-		if err := writeJSONAtomic(filepath.Join(d.dir, fileSignalsDone), d.done, 0o644); err != nil {
+		if err := writeJSONAtomic(filepath.Join(d.dir, fileSignalsDone), d.done, 0o600); err != nil {
 			d.logf("record delivered signals: %v", err)
 		}
 	}
@@ -213,6 +216,9 @@ func (d *signalDeliverer) deliver(s model.Sig, now time.Time) bool {
 		if err := d.kill(-d.pgid, sig); err != nil {
 			d.logf("signal request %d (%s) to process group %d: %v", s.N, s.Signal, d.pgid, err)
 			return
+		}
+		if d.cg != nil && sig != 0 {
+			d.cg.signal(sig)
 		}
 		d.logf("signal request %d: %s delivered to process group %d", s.N, s.Signal, d.pgid)
 	}
@@ -246,7 +252,7 @@ func (d *signalDeliverer) deliver(s model.Sig, now time.Time) bool {
 // Caller holds a.mu.
 func (a *Agent) signalLocked(rec *record, sigs []model.Sig) {
 	path := filepath.Join(rec.dir, fileSignals)
-	if err := writeJSONAtomic(path, signalRequests{Signals: sigs}, 0o644); err != nil {
+	if err := writeJSONAtomic(path, signalRequests{Signals: sigs}, 0o600); err != nil {
 		a.logger.Printf("job %s: %v", rec.job.ID, err)
 		return
 	}

@@ -49,13 +49,17 @@ func recordKey(jobID string, run int) string {
 	return jobID + "." + strconv.Itoa(run)
 }
 
-// init creates the spool directories. They are traversable by everyone
-// (0711) because the job, running as its owner, reads its script and node
-// file from its spool directory; nothing in them is listable.
+// init creates the spool directories, private to the agent (0700): the
+// job reads its script and node file from its aux directory (auxDir),
+// never from the spool. Directories left by an older agent with wider
+// modes are narrowed.
 func (s spool) init() error {
 	for _, d := range []string{s.root, s.jobsDir(), s.undeliveredDir()} {
-		if err := os.MkdirAll(d, 0o711); err != nil {
+		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("create spool directory: %w", err)
+		}
+		if err := os.Chmod(d, 0o700); err != nil {
+			return fmt.Errorf("spool directory mode: %w", err)
 		}
 	}
 	return nil
@@ -88,6 +92,9 @@ type launchParams struct {
 	// UsageIntervalMs is how often the shepherd samples the job's usage
 	// into usage.json (0: defaultUsageInterval).
 	UsageIntervalMs int64 `json:"usage_interval_ms,omitempty"`
+	// Cgroup is where the agent's job cgroups live; nil when jobs are
+	// contained by process group only.
+	Cgroup *cgroupLayout `json:"cgroup,omitempty"`
 }
 
 // shepherdRecord identifies a running shepherd process beyond its pid.

@@ -32,6 +32,13 @@ type sessionSample struct {
 // sampleSession sums /proc/<pid>/stat over the processes whose session id
 // is sid (the job's session: the job pid, since it ran setsid).
 func sampleSession(sid int) sessionSample {
+	return sampleProcs(sid, nil)
+}
+
+// sampleProcs sums /proc/<pid>/stat over the processes of session sid, or,
+// when pids is not nil, over those processes (the job's cgroup, which
+// also holds what left the session).
+func sampleProcs(sid int, pids map[string]bool) sessionSample {
 	var s sessionSample
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -51,7 +58,7 @@ func sampleSession(sid int) sessionSample {
 		f := statFields(string(b))
 		// f[0] is field 3 (state); session is field 6, utime..cstime 14-17,
 		// vsize 23 (bytes), rss 24 (pages).
-		if len(f) < 22 || f[3] != want {
+		if len(f) < 22 || (pids == nil && f[3] != want) || (pids != nil && !pids[name]) {
 			continue
 		}
 		s.procs++
@@ -99,11 +106,24 @@ type usageMeter struct {
 	cpuTicks  uint64
 	maxRSSKB  uint64
 	maxVmemKB uint64
+	// cg, when set, is the job's cgroup: its processes are sampled instead
+	// of the session's, and its counters win where the kernel keeps them.
+	cg *jobCgroup
 }
 
 // sample reads /proc once and updates the peaks.
 func (m *usageMeter) sample() {
-	s := sampleSession(m.sid)
+	var s sessionSample
+	if m.cg != nil {
+		pids := map[string]bool{}
+		for _, p := range m.cg.pids() {
+			pids[strconv.Itoa(p)] = true
+		}
+		s = sampleProcs(m.sid, pids)
+	} else {
+		s = sampleSession(m.sid)
+	}
+	m.cgroupCounters()
 	if s.cpuTicks > m.cpuTicks {
 		m.cpuTicks = s.cpuTicks
 	}
@@ -112,6 +132,20 @@ func (m *usageMeter) sample() {
 	}
 	if s.vmemKB > m.maxVmemKB {
 		m.maxVmemKB = s.vmemKB
+	}
+}
+
+// cgroupCounters raises the peaks to the cgroup's cpu time (which counts
+// exited processes too) and memory high-water mark.
+func (m *usageMeter) cgroupCounters() {
+	if m.cg == nil {
+		return
+	}
+	if ns, ok := m.cg.cpuNanos(); ok && ns/1e7 > m.cpuTicks {
+		m.cpuTicks = ns / 1e7 // ticks are 10 ms
+	}
+	if b, ok := m.cg.memPeak(); ok && b/1024 > m.maxRSSKB {
+		m.maxRSSKB = b / 1024
 	}
 }
 

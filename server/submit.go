@@ -105,6 +105,14 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 	}
 	j.ExecTime = req.ExecTime
 	j.GroupList = req.GroupList
+	if req.Umask != "" {
+		v, ok := model.ParseUmask(req.Umask)
+		if !ok {
+			return nil, model.Errorf(model.PBSEBadAttrVal, " umask")
+		}
+		// Stored as PBS shows it: octal digits without leading zeros.
+		j.Umask = strconv.FormatInt(int64(v), 8)
+	}
 	if j.Depend, j.Deps, err = parseDepend(req.Depend, cfg.Name); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/mom"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -169,7 +170,7 @@ node_fail_requeue = "30s"
 		if err := os.MkdirAll(filepath.Join(momDir, "tmp"), 0o1777); err != nil {
 			return nil, err
 		}
-		os.Chmod(filepath.Join(momDir, "tmp"), 0o1777)
+		os.Chmod(filepath.Join(momDir, "tmp"), os.ModeSticky|0o777) // 0o1777 is not ModeSticky in Go
 		conf := fmt.Sprintf(`# Local cluster agent (written by strata cluster start).
 server = %q
 %s
@@ -323,6 +324,12 @@ func stop(c *cli.Context) error {
 	// A local cluster is a test and demo tool: stopping it also ends the
 	// jobs its agents' shepherds still run (a production agent leaves them).
 	KillSessions(sessionsUnder(dir), syscall.SIGKILL)
+	// A job that left its session is found through its agent's cgroups.
+	for _, p := range l.Procs {
+		if p.Role == "mom" {
+			mom.KillSpoolJobCgroups(filepath.Join(filepath.Dir(p.Config), "spool"))
+		}
+	}
 	return nil
 }
 

@@ -92,6 +92,7 @@ func jobAttrs(j *model.Job, defs model.ResourceDefs, loc *time.Location) []attr 
 	}
 	add("Shell_Path_List", j.Shell)
 	add("substate", strconv.Itoa(j.Substate))
+	add("umask", j.Umask)
 	if len(j.Env) > 0 {
 		out = append(out, attr{Name: "Variable_List", Value: variableList(j.Env), Env: j.Env})
 	}

@@ -223,6 +223,7 @@ func submitRequest(env *Env, o *qsubOpts, defaultName string) (*submitReq, error
 	}
 	req.Depend, _ = o.wValue("depend")
 	req.GroupList, _ = o.wValue("group_list")
+	req.Umask, _ = o.wValue("umask")
 	req.ArrayIndices = o.vals['J']
 	if v, ok := o.wValue("block"); ok {
 		req.block, _ = model.ParseBool(v)

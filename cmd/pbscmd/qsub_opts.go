@@ -146,7 +146,7 @@ func mergeQsub(sources ...*qsubOpts) *qsubOpts {
 }
 
 // qsubWAttrs are the -W attributes qsub honours.
-var qsubWAttrs = map[string]bool{"depend": true, "block": true, "group_list": true}
+var qsubWAttrs = map[string]bool{"depend": true, "block": true, "group_list": true, "umask": true}
 
 // wValue returns the last value of a -W attribute.
 func (o *qsubOpts) wValue(name string) (string, bool) {

@@ -53,6 +53,8 @@ type SubmitRequest struct {
 	Depend string `json:"depend,omitempty"`
 	// GroupList is -W group_list.
 	GroupList string `json:"group_list,omitempty"`
+	// Umask is -W umask (octal digits).
+	Umask string `json:"umask,omitempty"`
 	// ArrayIndices is -J X-Y[:Z][%N]: the job is an array.
 	ArrayIndices string `json:"array_indices,omitempty"`
 }

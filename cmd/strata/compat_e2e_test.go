@@ -65,8 +65,10 @@ var (
 	reRunAt      = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{2} at [0-9]{2}:[0-9]{2}\b`)
 	reLogDate    = regexp.MustCompile(`(?m)^[0-9]{2}/[0-9]{2}/[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}`)
 	reSession    = regexp.MustCompile(`(session_id = |session_id=|"session_id":\t|session )[0-9]+`)
-	reUsedMem    = regexp.MustCompile(`(resources_used\.mem = |resources_used\.mem=)[0-9]+kb`)
+	reUsedMem    = regexp.MustCompile(`(resources_used\.v?mem = |resources_used\.v?mem=)[0-9]+kb`)
 	reUsedTime   = regexp.MustCompile(`(resources_used\.(?:cput|walltime) = |resources_used\.(?:cput|walltime)=)[0-9]{2}:[0-9]{2}:[0-9]{2}`)
+	reUsedJSON   = regexp.MustCompile(`"resources_used":\t\{[^}]*\}`)
+	reUsedJSONV  = regexp.MustCompile(`("(?:v?mem)":\t")[0-9]+kb"|("(?:cput|walltime)":\t")[0-9]{2}:[0-9]{2}:[0-9]{2}"`)
 	reEpoch      = regexp.MustCompile(`("(?:timestamp|last_state_change_time|last_used_time)":\t)[0-9]+`)
 	reAltRow     = regexp.MustCompile(`^[0-9]+(\[[0-9]*\])?\.`)
 	reClock      = regexp.MustCompile(`^[0-9]{2}:[0-9]{2}$`)
@@ -91,6 +93,14 @@ func normalize(out string, v volatile) string {
 	out = reUsedMem.ReplaceAllString(out, "${1}<n>kb")
 	out = reUsedTime.ReplaceAllString(out, "${1}hh:mm:ss")
 	out = reEpoch.ReplaceAllString(out, "${1}<epoch>")
+	out = reUsedJSON.ReplaceAllStringFunc(out, func(block string) string {
+		return reUsedJSONV.ReplaceAllStringFunc(block, func(kv string) string {
+			if m := reUsedJSONV.FindStringSubmatch(kv); m[1] != "" {
+				return m[1] + `<n>kb"`
+			}
+			return reUsedJSONV.FindStringSubmatch(kv)[2] + `hh:mm:ss"`
+		})
+	})
 	return normalizeAltRows(out)
 }
 
@@ -222,6 +232,12 @@ started = false
 	c.must("pbsnodes", "-o", "-C", "disk replaced", "node2")
 	runner := sub(nil, "-N", "runner", "-l", "select=1:ncpus=1", "-l", "walltime=00:10:00", "--", "/bin/sleep", "1000")
 	waitFor(t, 30*time.Second, "runner to run", func() bool { return str(c.job(runner)["substate"]) == "42" })
+	// The first usage report (usage_interval, 10 s) changes what qstat
+	// shows of the runner; take the layouts after it, whatever the load.
+	waitFor(t, 60*time.Second, "runner's first usage report", func() bool {
+		ru, _ := c.job(runner)["resources_used"].(map[string]any)
+		return ru["walltime"] != nil
+	})
 	quick := sub(nil, "-N", "quick", "--", "/bin/true")
 	c.waitState(quick, 30*time.Second, "F")
 	held := sub(nil, "-N", "held_job_with_long_name", "-h", "-l", "select=1:ncpus=1:mem=512mb", "--", "/bin/true")

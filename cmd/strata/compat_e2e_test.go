@@ -61,19 +61,21 @@ type volatile struct {
 }
 
 var (
-	reCtime      = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [0-9]{4}\b`)
-	reRunAt      = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{2} at [0-9]{2}:[0-9]{2}\b`)
-	reLogDate    = regexp.MustCompile(`(?m)^[0-9]{2}/[0-9]{2}/[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}`)
-	reSession    = regexp.MustCompile(`(session_id = |session_id=|"session_id":\t|session )[0-9]+`)
-	reUsedMem    = regexp.MustCompile(`(resources_used\.v?mem = |resources_used\.v?mem=)[0-9]+kb`)
-	reUsedTime   = regexp.MustCompile(`(resources_used\.(?:cput|walltime) = |resources_used\.(?:cput|walltime)=)[0-9]{2}:[0-9]{2}:[0-9]{2}`)
-	reUsedJSON   = regexp.MustCompile(`"resources_used":\t\{[^}]*\}`)
-	reUsedJSONV  = regexp.MustCompile(`("(?:v?mem)":\t")[0-9]+kb"|("(?:cput|walltime)":\t")[0-9]{2}:[0-9]{2}:[0-9]{2}"`)
-	reEpoch      = regexp.MustCompile(`("(?:timestamp|last_state_change_time|last_used_time)":\t)[0-9]+`)
-	reAltRow     = regexp.MustCompile(`^[0-9]+(\[[0-9]*\])?\.`)
-	reClock      = regexp.MustCompile(`^[0-9]{2}:[0-9]{2}$`)
-	reDigits     = regexp.MustCompile(`^ *[0-9]+$`)
-	reConnectErr = regexp.MustCompile(`errno=[0-9]+`)
+	reCtime    = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [0-9]{4}\b`)
+	reRunAt    = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{2} at [0-9]{2}:[0-9]{2}\b`)
+	reLogDate  = regexp.MustCompile(`(?m)^[0-9]{2}/[0-9]{2}/[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}`)
+	reSession  = regexp.MustCompile(`(session_id = |session_id=|"session_id":\t|session )[0-9]+`)
+	reUsedMem  = regexp.MustCompile(`(resources_used\.v?mem = |resources_used\.v?mem=)[0-9]+kb`)
+	reUsedTime = regexp.MustCompile(`(resources_used\.(?:cput|walltime) = |resources_used\.(?:cput|walltime)=)[0-9]{2}:[0-9]{2}:[0-9]{2}`)
+	// Usage in -F json: values only ever in kb are usage; times are
+	// masked wherever they are (Resource_List.walltime too).
+	reUsedJSONMem  = regexp.MustCompile(`("v?mem":\t")[0-9]+kb"`)
+	reUsedJSONTime = regexp.MustCompile(`("(?:cput|walltime)":\t")[0-9]{2}:[0-9]{2}:[0-9]{2}"`)
+	reEpoch        = regexp.MustCompile(`("(?:timestamp|last_state_change_time|last_used_time)":\t)[0-9]+`)
+	reAltRow       = regexp.MustCompile(`^[0-9]+(\[[0-9]*\])?\.`)
+	reClock        = regexp.MustCompile(`^[0-9]{2}:[0-9]{2}$`)
+	reDigits       = regexp.MustCompile(`^ *[0-9]+$`)
+	reConnectErr   = regexp.MustCompile(`errno=[0-9]+`)
 )
 
 // normalize makes real output comparable across runs and machines.
@@ -93,14 +95,8 @@ func normalize(out string, v volatile) string {
 	out = reUsedMem.ReplaceAllString(out, "${1}<n>kb")
 	out = reUsedTime.ReplaceAllString(out, "${1}hh:mm:ss")
 	out = reEpoch.ReplaceAllString(out, "${1}<epoch>")
-	out = reUsedJSON.ReplaceAllStringFunc(out, func(block string) string {
-		return reUsedJSONV.ReplaceAllStringFunc(block, func(kv string) string {
-			if m := reUsedJSONV.FindStringSubmatch(kv); m[1] != "" {
-				return m[1] + `<n>kb"`
-			}
-			return reUsedJSONV.FindStringSubmatch(kv)[2] + `hh:mm:ss"`
-		})
-	})
+	out = reUsedJSONMem.ReplaceAllString(out, `${1}<n>kb"`)
+	out = reUsedJSONTime.ReplaceAllString(out, `${1}hh:mm:ss"`)
 	return normalizeAltRows(out)
 }
 

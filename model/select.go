@@ -91,15 +91,27 @@ func ParseSelect(spec string, defs ResourceDefs) (Select, error) {
 		return nil, Errorf(PBSEBadAttrVal, " Resource_List.select")
 	}
 	var out Select
+	nodes := 0
 	for _, piece := range strings.Split(spec, "+") {
 		c, err := parseChunk(piece, defs)
 		if err != nil {
 			return nil, err
 		}
+		// Bounded before the sum can overflow: the count is also how many
+		// copies the scheduler places one by one.
+		if nodes += c.Count; nodes > MaxSelectChunks {
+			return nil, Errorf(PBSEBadAttrVal, " Resource_List.select (more than %d chunks)", MaxSelectChunks)
+		}
 		out = append(out, c)
 	}
 	return out, nil
 }
+
+// MaxSelectChunks bounds the number of chunks (the sum of the counts) of a
+// select statement, far above any machine's node count. Without it a count
+// near 2^63 overflowed nodect, and the scheduler's placement, which handles
+// one copy of a chunk at a time, would loop for as many iterations.
+const MaxSelectChunks = 1 << 20
 
 func parseChunk(piece string, defs ResourceDefs) (Chunk, error) {
 	bad := Errorf(PBSEBadAttrVal, " Resource_List.select")
@@ -109,7 +121,7 @@ func parseChunk(piece string, defs ResourceDefs) (Chunk, error) {
 	fields := strings.Split(piece, ":")
 	c := Chunk{Count: 1}
 	if n, err := strconv.Atoi(fields[0]); err == nil {
-		if n <= 0 {
+		if n <= 0 || n > MaxSelectChunks {
 			return Chunk{}, bad
 		}
 		c.Count = n

@@ -159,6 +159,12 @@ func (c *Chunk) add(name, value string, defs ResourceDefs) error {
 	if err != nil {
 		return Errorf(PBSEBadAttrVal, " Resource_List.%s", name)
 	}
+	if def.Type == TypeDuration {
+		// HH:MM:SS holds the chunk separator: a chunk keeps durations in
+		// seconds so that its String parses back to the same chunk.
+		secs, _ := ParseDuration(norm)
+		norm = strconv.FormatInt(secs, 10)
+	}
 	c.Res = append(c.Res, ResReq{Name: name, Value: norm})
 	if def.Consumable() {
 		amt, _ := def.Amount(norm)

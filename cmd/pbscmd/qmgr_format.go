@@ -63,13 +63,14 @@ func qmgrFold(w io.Writer, prefix, value string) {
 
 // quoteValue quotes a value for print when qmgr would not read it back
 // bare: empty, or holding a blank, comma, quote, "#", ";", a line break, a
-// backslash (a trailing one continues the line) or a "[" without its "]".
+// backslash (a trailing one continues the line), a "[" without its "]",
+// or other white space at either end (qmgr trims a directive's ends).
 // Double quotes are used, single ones when the value holds a double quote,
 // and quoted pieces are concatenated when it holds both (qmgr joins
 // adjacent quoted pieces into one value).
 func quoteValue(v string) string {
 	open := strings.LastIndexByte(v, '[')
-	if v != "" && !strings.ContainsAny(v, " \t,\"'#;\n\r\\") && (open < 0 || strings.Contains(v[open:], "]")) {
+	if v != "" && !strings.ContainsAny(v, " \t,\"'#;\n\r\\") && (open < 0 || strings.Contains(v[open:], "]")) && strings.TrimSpace(v) == v {
 		return v
 	}
 	if !strings.Contains(v, `"`) {

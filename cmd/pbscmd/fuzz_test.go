@@ -259,3 +259,63 @@ func FuzzRunVnodes(f *testing.F) {
 		}
 	})
 }
+
+// fuzzEnv is an Env with a fixed clock and nothing else: the option
+// parsers read only the time, the zone, PBS_TZID and the host name.
+func fuzzEnv() *Env {
+	return &Env{
+		Now:       func() time.Time { return time.Date(2026, 11, 26, 16, 0, 0, 0, time.UTC) },
+		Loc:       time.UTC,
+		LookupEnv: func(string) (string, bool) { return "", false },
+		Hostname:  func() (string, error) { return "login1", nil },
+	}
+}
+
+// FuzzCommandArgs runs the option parsers of qdel, qstat, pbsnodes, qalter
+// and pbs_rsub, and qselect's -l comparisons, on any argument list (words
+// separated by NUL bytes): a parse gives a result or a command error with
+// a non-zero exit status, never a panic.
+func FuzzCommandArgs(f *testing.F) {
+	for _, s := range []struct {
+		cmd  byte
+		args string
+	}{
+		{0, "-W\x00force\x0012.svr"}, {0, "-x\x001[2-9:3].svr"}, {0, "-Wsuppress_email=5\x001"}, {1, "-fx\x0012[].svr"}, {1, "-ans\x00-u\x00alice"},
+		{1, "-F\x00json\x00-f"}, {2, "-av"}, {2, "-o\x00n1\x00-C\x00down"}, {2, "-S\x00-j"}, {3, "-l\x00walltime=1:00\x0012"}, {3, "-a\x00202612011200\x001"},
+		{3, "-W\x00depend=afterok:1,afterany:2\x001"}, {4, "-R\x001200\x00-D\x0001:00:00\x00-l\x00select=1:ncpus=1"},
+		{4, "-R\x001200\x00-E\x001300\x00-r\x00FREQ=DAILY;COUNT=3"}, {4, "-I\x00-1\x00-N\x00bad name"}, {5, "ncpus.gt.4"}, {5, "mem=1gb"}, {5, "a.b"}, {5, ".gt.4"},
+	} {
+		f.Add(s.cmd, s.args)
+	}
+	env := fuzzEnv()
+	f.Fuzz(func(t *testing.T, cmd byte, in string) {
+		args := strings.Split(in, "\x00")
+		var err error
+		fuzzcheck.Bounded(t, len(in), func() {
+			switch cmd % 6 {
+			case 0:
+				_, _, err = parseQdel(args)
+			case 1:
+				_, _, err = parseQstat(args)
+			case 2:
+				_, _, err = parsePbsnodes(args)
+			case 3:
+				_, _, err = parseQalter(env, args)
+			case 4:
+				_, _, err = parseRsub(env, args)
+			case 5:
+				if c, ok := parseResCmp(in); ok && (c.name == "" || c.value == "") {
+					t.Fatalf("parseResCmp(%q) = %+v", in, c)
+				}
+			}
+		})
+		if err == nil {
+			return
+		}
+		var ce *cmdError
+		var ge *getoptError
+		if !errors.As(err, &ge) && !(errors.As(err, &ce) && ce.Code != 0) {
+			t.Fatalf("command %d %q: %v (%T)", cmd%6, args, err, err)
+		}
+	})
+}

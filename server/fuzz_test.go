@@ -205,6 +205,8 @@ func FuzzExpandRRule(f *testing.F) {
 		f.Add(s, start, byte(1))
 	}
 	f.Add("FREQ=DAILY;COUNT=1000;BYHOUR=1", int64(1)<<62, byte(0))
+	// Found by this target: INTERVAL multiples overflowed (seconds of CPU).
+	f.Add("FREQ=WEEKLY;INTERVAL=4611686018427387903;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYHOUR=0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23;COUNT=1000", start, byte(0))
 	f.Fuzz(func(t *testing.T, rule string, start int64, zone byte) {
 		tz := fuzzZones[int(zone)%len(fuzzZones)]
 		if _, err := time.LoadLocation(tz); err != nil {

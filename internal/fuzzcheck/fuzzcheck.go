@@ -25,6 +25,8 @@ const (
 	MaxInput = 1 << 10
 	MaxTime  = 2 * time.Second
 	MaxAlloc = 32 << 20
+	// hangTime is when Bounded stops waiting for a call.
+	hangTime = 4 * MaxTime
 )
 
 // Bounded runs fn and fails t when it took longer than MaxTime or allocated
@@ -38,7 +40,21 @@ func Bounded(t testing.TB, inputLen int, fn func()) {
 	}
 	before := heapAllocs()
 	start := time.Now()
-	fn()
+	// fn runs on its own goroutine so that an input that makes it loop
+	// (nearly) forever fails the target instead of hanging it; the
+	// goroutine is left running, the process ends soon after a failure.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	timer := time.NewTimer(hangTime)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		t.Fatalf("a %d-byte input did not finish within %v: work proportional to a value in the input?", inputLen, hangTime)
+	}
 	took := time.Since(start)
 	allocated := heapAllocs() - before
 	if took > MaxTime {

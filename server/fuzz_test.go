@@ -228,3 +228,64 @@ func FuzzExpandRRule(f *testing.F) {
 		}
 	})
 }
+
+// FuzzConvertNodes checks the old "-l nodes=" form: what it converts to is
+// a select and place that parse (or a select refused only for its size).
+func FuzzConvertNodes(f *testing.F) {
+	for _, s := range []string{"2:ppn=4", "node1:ppn=2+node2", "1:ppn=8:bigmem#excl", "3#shared", "0:ppn=1", ":ppn=2", "1:ppn=x", "1#bogus", "1:a=b", "99999999999:ppn=1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		sel, place, err := convertNodes(spec)
+		if err != nil {
+			fuzzcheck.PBSError(t, err, model.PBSEBadAttrVal)
+			return
+		}
+		if _, err := model.ParsePlace(place); err != nil {
+			t.Fatalf("convertNodes(%q): place %q: %v", spec, place, err)
+		}
+		if err := model.CheckSelectSyntax(sel); err != nil && !strings.Contains(err.Error(), "chunks") {
+			for _, c := range strings.Split(sel, "+") {
+				if n, _, _ := strings.Cut(c, ":"); len(n) > 6 {
+					return // a count past MaxSelectChunks, refused when the select is parsed
+				}
+			}
+			t.Fatalf("convertNodes(%q): select %q: %v", spec, sel, err)
+		}
+	})
+}
+
+// FuzzResvSubmit checks pbs_rsub requests as the server builds the
+// reservation: PBS errors, and an accepted reservation whose times agree
+// (end = start + duration, in the future) and whose occurrences do not
+// overlap.
+func FuzzResvSubmit(f *testing.F) {
+	now := time.Date(2026, 11, 26, 16, 0, 0, 0, time.UTC).Unix()
+	f.Add(now+3600, int64(0), int64(1800), "", "", byte(0))
+	f.Add(now+3600, now+7200, int64(0), "2:ncpus=1", "FREQ=DAILY;COUNT=5", byte(1))
+	f.Add(int64(0), now+7200, int64(3600), "", "FREQ=WEEKLY;BYDAY=MO,FR;UNTIL=20270101", byte(2))
+	f.Add(int64(9223372036854775000), int64(0), int64(9223372036854775000), "", "", byte(0))
+	f.Add(now+60, now+30, int64(0), "1:ncpus=1:aoe=rhel9", "", byte(0))
+	cfg := testServerConfig()
+	f.Fuzz(func(t *testing.T, start, end, dur int64, sel, rrule string, zone byte) {
+		req := &api.ResvSubmitRequest{Start: start, End: end, Duration: dur, RRule: rrule, TZ: fuzzZones[int(zone)%len(fuzzZones)], Resources: map[string]string{}}
+		if sel != "" {
+			req.Resources["select"] = sel
+		}
+		var r *model.Reservation
+		var err error
+		fuzzcheck.Bounded(t, len(sel)+len(rrule), func() { r, err = buildResv(req, alice, cfg, now) })
+		if err != nil {
+			fuzzcheck.PBSError(t, err)
+			return
+		}
+		if r.Duration <= 0 || r.End != r.Start+r.Duration || r.Start < now-60 {
+			t.Fatalf("%+v: reservation %d-%d (%d s)", req, r.Start, r.End, r.Duration)
+		}
+		for i := 1; i < len(r.Occurrences); i++ {
+			if r.Occurrences[i] < r.Occurrences[i-1]+r.Duration {
+				t.Fatalf("%+v: occurrences %d and %d overlap", req, r.Occurrences[i-1], r.Occurrences[i])
+			}
+		}
+	})
+}

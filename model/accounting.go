@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
@@ -35,7 +36,40 @@ const AcctTimeLayout = "01/02/2006 15:04:05"
 // Line is the record as one line of the accounting log, without the
 // newline: "MM/DD/YYYY HH:MM:SS;<type>;<id>;<message>".
 func (r *AcctRecord) Line(loc *time.Location) string {
-	return time.Unix(r.Time, 0).In(loc).Format(AcctTimeLayout) + ";" + r.Type + ";" + r.ID + ";" + r.Msg
+	// Escaped here as well as in AcctValue: whatever a record holds, it is
+	// one line, so no value can forge another record.
+	return time.Unix(r.Time, 0).In(loc).Format(AcctTimeLayout) + ";" + AcctEscape(r.Type) + ";" + AcctEscape(r.ID) + ";" + AcctEscape(r.Msg)
+}
+
+// AcctEscape writes control characters other than tab (and DEL) as \n, \r
+// or \xNN, so that a value can never end an accounting line. The server
+// refuses such characters in free-text attributes; this is the second line
+// of defence.
+func AcctEscape(v string) string {
+	clean := true
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case (c < 0x20 && c != '\t') || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // Day is the name of the daily accounting file that holds the record
@@ -47,6 +81,7 @@ func (r *AcctRecord) Day(loc *time.Location) string {
 // AcctValue quotes a value that holds a space (PBS quotes such values in
 // accounting records); other values are written as they are.
 func AcctValue(v string) string {
+	v = AcctEscape(v)
 	if strings.ContainsAny(v, " \t") {
 		return `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
 	}

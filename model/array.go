@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -114,9 +115,14 @@ func (s IndexSet) Intersect(lo, hi int64) IndexSet {
 // Each calls f for the ordinals in order until f returns false.
 func (s IndexSet) Each(f func(o int64) bool) {
 	for _, sp := range s {
+		// Written so that a span ending at the largest int64 ends the
+		// loop instead of wrapping around.
 		for o := sp.Lo; o <= sp.Hi; o++ {
 			if !f(o) {
 				return
+			}
+			if o == sp.Hi {
+				break
 			}
 		}
 	}
@@ -178,8 +184,27 @@ func ParseArraySpec(spec string) (*ArrayState, error) {
 	return a, nil
 }
 
-// Size is the number of indices submitted.
-func (a *ArrayState) Size() int64 { return (a.End-a.Start)/a.Step + 1 }
+// Size is the number of indices submitted. It saturates at the largest
+// int64 instead of wrapping (0-9223372036854775807 has one index more than
+// an int64 can count), so a size check can never be passed by overflow.
+func (a *ArrayState) Size() int64 {
+	if !a.Valid() {
+		return math.MaxInt64
+	}
+	n := (a.End - a.Start) / a.Step
+	if n == math.MaxInt64 {
+		return n
+	}
+	return n + 1
+}
+
+// Valid reports whether the submitted range is well formed: indices from 0
+// up, Start below End, a positive step and no negative max_run_subjobs.
+// The FSM refuses an array that is not, whatever the server checked, since
+// every computation on the ordinals relies on it.
+func (a *ArrayState) Valid() bool {
+	return a.Start >= 0 && a.End > a.Start && a.Step >= 1 && a.MaxRun >= 0
+}
 
 // Index is the array index of ordinal o.
 func (a *ArrayState) Index(o int64) int64 { return a.Start + o*a.Step }
@@ -200,9 +225,64 @@ func (a *ArrayState) OrdinalRange(from, to int64) (int64, int64, bool) {
 	if lo > hi {
 		return 0, 0, false
 	}
-	olo := (lo - a.Start + a.Step - 1) / a.Step
+	// Ceiling division without computing lo-Start+Step-1, which can
+	// overflow for a large step.
+	d := lo - a.Start
+	olo := d / a.Step
+	if d%a.Step != 0 {
+		olo++
+	}
 	ohi := (hi - a.Start) / a.Step
 	return olo, ohi, olo <= ohi
+}
+
+// StepOrdinals returns the ordinals of set whose indices lie in [from, to]
+// on the progression from, from+step, ... The work is bounded by the
+// ordinals of set inside the range (at most the array's size), never by
+// the numbers of the request: qdel 'N[0-9223372036854775806:2]' costs what
+// the array holds.
+func (a *ArrayState) StepOrdinals(set IndexSet, from, to, step int64) IndexSet {
+	lo, hi, ok := a.OrdinalRange(from, to)
+	if !ok || step < 1 {
+		return nil
+	}
+	if step == 1 {
+		return set.Intersect(lo, hi)
+	}
+	var out IndexSet
+	set.Intersect(lo, hi).Each(func(o int64) bool {
+		if (a.Index(o)-from)%step != 0 {
+			return true
+		}
+		// Ordinals come in order: extend the last span or start one.
+		if n := len(out); n > 0 && out[n-1].Hi == o-1 {
+			out[n-1].Hi = o
+		} else {
+			out = append(out, Span{o, o})
+		}
+		return true
+	})
+	return out
+}
+
+// AnyInRange reports whether any submitted index lies in [from, to] on the
+// progression from, from+step, ... Index(o)-from modulo step repeats after
+// at most step ordinals, so at most min(step, size) ordinals are tried.
+func (a *ArrayState) AnyInRange(from, to, step int64) bool {
+	lo, hi, ok := a.OrdinalRange(from, to)
+	if !ok || step < 1 {
+		return false
+	}
+	last := hi
+	if hi-lo > step-1 {
+		last = lo + step - 1
+	}
+	for o := lo; o <= last; o++ {
+		if (a.Index(o)-from)%step == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Running is how many subjobs exist as records (started, not done).

@@ -91,27 +91,33 @@ func ParseSelect(spec string, defs ResourceDefs) (Select, error) {
 		return nil, Errorf(PBSEBadAttrVal, " Resource_List.select")
 	}
 	var out Select
-	nodes := 0
+	total := 0
 	for _, piece := range strings.Split(spec, "+") {
 		c, err := parseChunk(piece, defs)
 		if err != nil {
 			return nil, err
 		}
-		// Bounded before the sum can overflow: the count is also how many
-		// copies the scheduler places one by one.
-		if nodes += c.Count; nodes > MaxSelectChunks {
+		// Every chunk copy costs the scheduler and qrun work and a place
+		// in the run decision; the total is bounded (and cannot overflow).
+		if c.Count > MaxSelectChunks-total {
 			return nil, Errorf(PBSEBadAttrVal, " Resource_List.select (more than %d chunks)", MaxSelectChunks)
+		}
+		total += c.Count
+		// mpiprocs is the number of PBS_NODEFILE lines per chunk, which
+		// the agent writes out: bounded like the chunk count.
+		if v, ok := c.Get("mpiprocs"); ok {
+			if n, err := strconv.Atoi(v); err != nil || n > MaxSelectChunks {
+				return nil, Errorf(PBSEBadAttrVal, " Resource_List.mpiprocs")
+			}
 		}
 		out = append(out, c)
 	}
 	return out, nil
 }
 
-// MaxSelectChunks bounds the number of chunks (the sum of the counts) of a
-// select statement, far above any machine's node count. Without it a count
-// near 2^63 overflowed nodect, and the scheduler's placement, which handles
-// one copy of a chunk at a time, would loop for as many iterations.
-const MaxSelectChunks = 1 << 20
+// MaxSelectChunks bounds the number of chunks (the sum of the counts) of
+// one select, and a chunk's mpiprocs; OpenPBS has no such bound.
+const MaxSelectChunks = 100000
 
 func parseChunk(piece string, defs ResourceDefs) (Chunk, error) {
 	bad := Errorf(PBSEBadAttrVal, " Resource_List.select")

@@ -187,6 +187,9 @@ func (v *Vnode) JobSlots() []string {
 		if n < 1 {
 			n = 1
 		}
+		// The count comes from an agent-reported ncpus; one slot per cpu
+		// is only a display, so it is bounded.
+		n = min(n, MaxSelectChunks)
 		for i := 0; i < n; i++ {
 			out = append(out, id+"/"+strconv.Itoa(slot))
 			slot++

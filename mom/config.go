@@ -3,6 +3,7 @@ package mom
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/pki"
 )
 
 // Config is the agent's configuration. LoadConfig reads it from TOML; the
@@ -20,12 +22,12 @@ type Config struct {
 	// Server is the TCP address of the server API ("127.0.0.1:15001").
 	// TOML: server. Required.
 	Server string
-	// Secret is the cluster secret the agent authenticates with.
-	// TOML: secret, or secret_file naming a file whose content (surrounding
-	// white space trimmed) is the secret. One of the two is required.
-	Secret string
-	// SecretFile is where Secret was read from, kept for messages.
-	SecretFile string
+	// TLS names the cluster CA bundle and this host's agent certificate
+	// and key (strata tls issue --host H); the agent is who its
+	// certificate says. TOML: [tls] table with ca_file, cert_file and
+	// key_file, all required. The shared secret of earlier releases
+	// (secret, secret_file) is refused.
+	TLS pki.Files
 	// Host is the host name this agent reports and the name of its default
 	// vnode. TOML: host. Default: os.Hostname up to the first dot.
 	Host string
@@ -100,8 +102,7 @@ type VnodeConfig struct {
 // a Config so that every error can name its key.
 type fileConfig struct {
 	Server            string         `toml:"server"`
-	Secret            string         `toml:"secret"`
-	SecretFile        string         `toml:"secret_file"`
+	TLS               fileTLS        `toml:"tls"`
 	Host              string         `toml:"host"`
 	Spool             string         `toml:"spool"`
 	TmpDir            string         `toml:"tmpdir"`
@@ -116,6 +117,12 @@ type fileConfig struct {
 	BootIDFile        string         `toml:"boot_id_file"`
 	Resources         map[string]any `toml:"resources"`
 	Vnode             []fileVnode    `toml:"vnode"`
+}
+
+type fileTLS struct {
+	CAFile   string `toml:"ca_file"`
+	CertFile string `toml:"cert_file"`
+	KeyFile  string `toml:"key_file"`
 }
 
 type fileVnode struct {
@@ -158,12 +165,25 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mom config %s: %w", path, err)
 	}
+	for _, k := range md.Undecoded() {
+		if k.String() == "secret" || k.String() == "secret_file" {
+			return nil, fmt.Errorf("mom config %s: key %q is retired: agents authenticate with a host certificate now; "+
+				"remove it and set [tls] ca_file, cert_file and key_file (strata tls issue --host; see docs/security-tls.md, "+
+				"\"Migrating from the shared secret\")", path, k.String())
+		}
+	}
 	if und := md.Undecoded(); len(und) > 0 {
 		return nil, fmt.Errorf("mom config %s: unknown key %q", path, und[0].String())
 	}
 	cfg := DefaultConfig()
 	if err := fc.apply(cfg, md); err != nil {
 		return nil, fmt.Errorf("mom config %s: %w", path, err)
+	}
+	// Certificate paths, like the server's, are relative to the file.
+	for _, p := range []*string{&cfg.TLS.CA, &cfg.TLS.Cert, &cfg.TLS.Key} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(filepath.Dir(path), *p)
+		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("mom config %s: %w", path, err)
@@ -188,21 +208,7 @@ func (fc *fileConfig) apply(cfg *Config, md toml.MetaData) error {
 	cfg.RebootCommand = fc.RebootCommand
 	cfg.SortPriority = fc.SortPriority
 	cfg.ProvisionEnable = fc.ProvisionEnable
-	if fc.Secret != "" && fc.SecretFile != "" {
-		return fmt.Errorf("secret, secret_file: set only one of them")
-	}
-	cfg.Secret = fc.Secret
-	if fc.SecretFile != "" {
-		b, err := os.ReadFile(fc.SecretFile)
-		if err != nil {
-			return fmt.Errorf("secret_file: %w", err)
-		}
-		cfg.SecretFile = fc.SecretFile
-		cfg.Secret = strings.TrimSpace(string(b))
-		if cfg.Secret == "" {
-			return fmt.Errorf("secret_file: %s is empty", fc.SecretFile)
-		}
-	}
+	cfg.TLS = pki.Files{CA: fc.TLS.CAFile, Cert: fc.TLS.CertFile, Key: fc.TLS.KeyFile}
 	for _, d := range []struct {
 		key string
 		src string
@@ -306,8 +312,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("server: must be set to the server's TCP address")
 	case !strings.Contains(c.Server, ":"):
 		return fmt.Errorf("server: %q has no port", c.Server)
-	case c.Secret == "":
-		return fmt.Errorf("secret: one of secret or secret_file must be set")
+	case c.TLS.CA == "":
+		return fmt.Errorf("tls.ca_file: must be set to the cluster CA bundle")
+	case c.TLS.Cert == "":
+		return fmt.Errorf("tls.cert_file: must be set to this host's agent certificate (strata tls issue --host)")
+	case c.TLS.Key == "":
+		return fmt.Errorf("tls.key_file: must be set to this host's agent key")
 	case c.Host == "":
 		return fmt.Errorf("host: must not be empty")
 	case c.Spool == "" || !strings.HasPrefix(c.Spool, "/"):

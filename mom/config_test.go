@@ -18,14 +18,8 @@ func writeConfig(t *testing.T, text string) string {
 }
 
 func TestLoadConfig(t *testing.T) {
-	dir := t.TempDir()
-	secret := filepath.Join(dir, "secret")
-	if err := os.WriteFile(secret, []byte("s3cret\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	p := writeConfig(t, `
 server = "127.0.0.1:15001"
-secret_file = "`+secret+`"
 host = "node01"
 spool = "/tmp/strata-spool"
 kill_delay = "3s"
@@ -42,12 +36,17 @@ aoe = ["rhel8", "sles15"]
 fast_disk = true
 speed = 2.5
 rack = "r12"
+
+[tls]
+ca_file = "/etc/strata/tls/ca.pem"
+cert_file = "/etc/strata/tls/agent-node01.pem"
+key_file = "/etc/strata/tls/agent-node01-key.pem"
 `)
 	cfg, err := LoadConfig(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Secret != "s3cret" || cfg.Host != "node01" || cfg.KillDelay != 3*time.Second || cfg.HeartbeatInterval != 500*time.Millisecond {
+	if cfg.TLS.Cert != "/etc/strata/tls/agent-node01.pem" || cfg.TLS.CA != "/etc/strata/tls/ca.pem" || cfg.Host != "node01" || cfg.KillDelay != 3*time.Second || cfg.HeartbeatInterval != 500*time.Millisecond {
 		t.Errorf("cfg = %+v", cfg)
 	}
 	if cfg.TmpDir != "/var/tmp" {
@@ -71,7 +70,7 @@ rack = "r12"
 func TestLoadConfigVnodes(t *testing.T) {
 	p := writeConfig(t, `
 server = "srv:15001"
-secret = "x"
+tls = { ca_file = "/c.pem", cert_file = "/a.pem", key_file = "/k.pem" }
 [[vnode]]
 name = "node01[0]"
 [vnode.resources]
@@ -95,14 +94,18 @@ ngpus = 1
 
 func TestLoadConfigErrorsNameTheKey(t *testing.T) {
 	for _, tc := range []struct{ text, key string }{
-		{`secret = "x"`, "server"},
-		{`server = "a:1"`, "secret"},
-		{"server = \"a:1\"\nsecret = \"x\"\nkill_delay = \"soon\"", "kill_delay"},
-		{"server = \"a:1\"\nsecret = \"x\"\nheartbeat = \"2s\"", "heartbeat"},
-		{"server = \"a:1\"\nsecret = \"x\"\n[resources]\nmem = \"lots\"", "resources.mem"},
-		{"server = \"a:1\"\nsecret = \"x\"\n[resources]\nncpus = -1", "resources.ncpus"},
-		{"server = \"a:1\"\nsecret = \"x\"\nspool = \"relative\"", "spool"},
-		{"server = \"a:1\"\nsecret = \"x\"\n[[vnode]]\nsharing = \"excl\"", "vnode[0].name"},
+		{`tls = { ca_file = "/c.pem", cert_file = "/a.pem", key_file = "/k.pem" }`, "server"},
+		{`server = "a:1"`, "tls.ca_file"},
+		{"server = \"a:1\"\ntls = { ca_file = \"/c.pem\" }", "tls.cert_file"},
+		// The shared secret of earlier releases is refused with the way out.
+		{"server = \"a:1\"\nsecret = \"x\"", "security-tls.md"},
+		{"server = \"a:1\"\nsecret_file = \"/s\"", "key \"secret_file\" is retired"},
+		{"server = \"a:1\"\ntls = { ca_file = \"/c.pem\", cert_file = \"/a.pem\", key_file = \"/k.pem\" }\nkill_delay = \"soon\"", "kill_delay"},
+		{"server = \"a:1\"\ntls = { ca_file = \"/c.pem\", cert_file = \"/a.pem\", key_file = \"/k.pem\" }\nheartbeat = \"2s\"", "heartbeat"},
+		{"server = \"a:1\"\ntls = { ca_file = \"/c.pem\", cert_file = \"/a.pem\", key_file = \"/k.pem\" }\n[resources]\nmem = \"lots\"", "resources.mem"},
+		{"server = \"a:1\"\ntls = { ca_file = \"/c.pem\", cert_file = \"/a.pem\", key_file = \"/k.pem\" }\n[resources]\nncpus = -1", "resources.ncpus"},
+		{"server = \"a:1\"\ntls = { ca_file = \"/c.pem\", cert_file = \"/a.pem\", key_file = \"/k.pem\" }\nspool = \"relative\"", "spool"},
+		{"server = \"a:1\"\ntls = { ca_file = \"/c.pem\", cert_file = \"/a.pem\", key_file = \"/k.pem\" }\n[[vnode]]\nsharing = \"excl\"", "vnode[0].name"},
 	} {
 		_, err := LoadConfig(writeConfig(t, tc.text))
 		if err == nil || !strings.Contains(err.Error(), tc.key) {

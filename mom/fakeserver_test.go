@@ -37,9 +37,7 @@ func newFakeServer(t *testing.T) (*fakeServer, *httptest.Server) {
 	mux.HandleFunc("POST /v1/agent/heartbeat", f.heartbeat)
 	mux.HandleFunc("GET /v1/agent/work", f.work)
 	mux.HandleFunc("POST /v1/agent/events", f.eventsHandler)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return f, srv
+	return f, startTLSServer(t, mux)
 }
 
 func reply(w http.ResponseWriter, code int, v any) {
@@ -212,14 +210,14 @@ func startAgent(t *testing.T, srv *httptest.Server, spoolDir string) *runningAge
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Server = strings.TrimPrefix(srv.URL, "http://")
-	cfg.Secret = "test-secret"
+	cfg.TLS = testAgentFiles()
 	cfg.Host = "testhost"
 	cfg.Spool = spoolDir
 	cfg.TmpDir = spoolDir
 	cfg.KillDelay = 300 * time.Millisecond
 	cfg.HeartbeatInterval = 50 * time.Millisecond
 	cfg.ShepherdCommand = shepherdCommand
-	a, err := New(cfg, api.NewTCPClient(cfg.Server, cfg.Secret), log.New(os.Stderr, "mom-test: ", log.Lmicroseconds))
+	a, err := New(cfg, api.NewTCPClient(cfg.Server, testAgentCerts(t)), log.New(os.Stderr, "mom-test: ", log.Lmicroseconds))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,9 +42,7 @@ func newHookFake(t *testing.T, version uint64, set ...model.Hook) (*hookFake, *h
 	mux.HandleFunc("POST /v1/agent/events", f.eventsHandler)
 	mux.HandleFunc("GET /v1/agent/hooks", h.hooks)
 	mux.HandleFunc("POST /v1/agent/hookaction", h.action)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return h, srv
+	return h, startTLSServer(t, mux)
 }
 
 // withVersion adds hook_version to a JSON reply of the plain fake.

@@ -54,6 +54,9 @@ func runTests(m *testing.M) (int, error) {
 		return 0, err
 	}
 	shepherdCommand = []string{bin}
+	if err := setupTestPKI(dir); err != nil {
+		return 0, err
+	}
 	os.Setenv(shepherdEnv, "1")
 	return m.Run(), nil
 }

@@ -173,6 +173,9 @@ func pbsTime(now int64) string {
 // --- submit ---------------------------------------------------------------
 
 func (w *writer) submit(c *SubmitJob) any {
+	if err := checkSubmitBounds(c.Job, &w.meta().Config); err != nil {
+		return err
+	}
 	if c.Job.Token != "" {
 		if raw, _ := w.txn.First(tableJobs, "token", c.Job.Token); raw != nil {
 			return raw.(*model.Job).ID

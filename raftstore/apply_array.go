@@ -168,25 +168,11 @@ func (w *writer) deleteArrayID(c *DeleteJob) (result any, handled bool) {
 			return model.Err(model.PBSEUnknownJobID), true
 		}
 	}
-	matched := false
+	// Only what the array holds is visited: the range from the request
+	// is intersected with the array's ordinals, never walked itself.
 	a := p.Array
-	q := a.Queued
-	var drop model.IndexSet
-	if step == 1 {
-		if lo, hi, ok := a.OrdinalRange(from, to); ok {
-			drop = q.Intersect(lo, hi)
-			matched = true
-		}
-	} else {
-		for idx := from; idx <= to; idx += step {
-			if o, ok := a.Ordinal(idx); ok {
-				matched = true
-				if q.Contains(o) {
-					drop = drop.Add(o, o)
-				}
-			}
-		}
-	}
+	matched := a.AnyInRange(from, to, step)
+	drop := a.StepOrdinals(a.Queued, from, to, step)
 	var rows []*model.Job
 	for _, s := range w.subjobRows(pid) {
 		if s.IsFinished() || s.ArrayIndex < from || s.ArrayIndex > to || (s.ArrayIndex-from)%step != 0 {

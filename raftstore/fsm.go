@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"runtime/debug"
 	"sync"
 
 	memdb "github.com/hashicorp/go-memdb"
@@ -49,32 +50,95 @@ func (f *FSM) Apply(l *raft.Log) any {
 // ApplyBatch applies a batch of entries in one transaction. The result for
 // each entry is what the command handler returned: a value or an error the
 // server passes to the client.
+//
+// An entry the FSM cannot apply (a payload that does not decode, a command
+// type this binary does not know, e.g. from a newer leader during a rolling
+// upgrade, or a handler that panics) gets an error result and changes
+// nothing; the entries after it are applied normally. This is the same on
+// every server and on every replay, because it depends only on the entry
+// and the state before it: the alternative, stopping the process, would
+// stop every server at the same index for good.
 func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	st := f.State()
+	out := make([]any, len(logs))
 	txn := st.db.Txn(true)
+	var types []MessageType
+	for i, l := range logs {
+		res, typ, ok := f.applyEntry(txn, l)
+		if !ok {
+			// Part of the failed entry may be in txn. Start again one
+			// transaction per entry, so that exactly the failed entries
+			// are left out; batches differ between servers, entries do not.
+			txn.Abort()
+			return f.applyEach(st, logs)
+		}
+		out[i] = res
+		if typ != 0 {
+			types = append(types, typ)
+		}
+	}
+	txn.Commit()
+	f.notify(types)
+	return out
+}
+
+// applyEach applies the entries one transaction each; an entry that fails
+// is aborted alone and answered with its error.
+func (f *FSM) applyEach(st *StateStore, logs []*raft.Log) []any {
 	out := make([]any, len(logs))
 	var types []MessageType
 	for i, l := range logs {
-		if l.Type != raft.LogCommand {
+		txn := st.db.Txn(true)
+		res, typ, ok := f.applyEntry(txn, l)
+		out[i] = res
+		if !ok {
+			txn.Abort()
 			continue
 		}
-		cmd, err := decode(l.Data)
-		if err != nil {
-			// A command we cannot read means this binary is older than the
-			// log or the log is corrupt; applying around it would let this
-			// server diverge from the others.
-			panic(fmt.Sprintf("raftstore: log index %d: %v", l.Index, err))
+		txn.Commit()
+		if typ != 0 {
+			types = append(types, typ)
 		}
-		w := &writer{txn: txn, index: l.Index}
-		out[i] = w.apply(cmd)
-		w.flushAcct()
-		types = append(types, cmd.Type())
 	}
-	txn.Commit()
+	f.notify(types)
+	return out
+}
+
+func (f *FSM) notify(types []MessageType) {
 	if f.onApply != nil && len(types) > 0 {
 		f.onApply(types)
 	}
-	return out
+}
+
+// applyEntry applies one entry inside txn. ok is false when the handler
+// panicked: txn then holds part of the entry and must be aborted. An entry
+// that does not decode is refused before anything is written (ok true,
+// nothing to undo).
+func (f *FSM) applyEntry(txn *memdb.Txn, l *raft.Log) (res any, typ MessageType, ok bool) {
+	if l.Type != raft.LogCommand {
+		return nil, 0, true
+	}
+	cmd, err := decode(l.Data)
+	if err != nil {
+		f.logf("raftstore: log index %d refused: %v", l.Index, err)
+		return model.Errorf(model.PBSESystem, "log entry %d cannot be applied: %v", l.Index, err), 0, true
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			f.logf("raftstore: log index %d (%s) refused: apply panicked: %v\n%s", l.Index, cmd.Type(), p, debug.Stack())
+			res, typ, ok = model.Errorf(model.PBSESystem, "log entry %d (%s) cannot be applied", l.Index, cmd.Type()), 0, false
+		}
+	}()
+	w := &writer{txn: txn, index: l.Index}
+	res = w.apply(cmd)
+	w.flushAcct()
+	return res, cmd.Type(), true
+}
+
+func (f *FSM) logf(format string, args ...any) {
+	if f.logger != nil {
+		f.logger.Printf(format, args...)
+	}
 }
 
 // Snapshot captures the state for Raft's snapshot store. The memdb snapshot

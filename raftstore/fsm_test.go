@@ -30,7 +30,7 @@ func newHarness(t *testing.T) *harness {
 	cfg := model.ServerConfig{
 		Name: "svr", Defs: model.BuiltinResources(), DefaultQueue: "workq",
 		Queues:           map[string]model.QueueConfig{"workq": {Name: "workq", Enabled: true, Started: true}},
-		JobHistoryEnable: true, MaxJobSequenceID: 9999999,
+		JobHistoryEnable: true, MaxJobSequenceID: 9999999, MaxArraySize: 1000000,
 	}
 	h.apply(&SetServerConfig{Config: cfg, Now: 1})
 	return h

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/pki"
 )
 
 // Config wires one server's Raft node.
@@ -39,6 +39,10 @@ type Config struct {
 	LogOutput io.Writer
 	// Fast shrinks the election timers for tests and the local cluster.
 	Fast bool
+	// TLS holds the cluster CA and this server's certificate: the Raft
+	// transport accepts and dials only servers of the same cluster
+	// (tls_transport.go). Required.
+	TLS *pki.Source
 }
 
 // Node is a running Raft member with its FSM.
@@ -90,11 +94,7 @@ func Open(cfg Config, fsm *FSM) (*Node, error) {
 		rc.LeaderLeaseTimeout = 100 * time.Millisecond
 	}
 
-	addr, err := net.ResolveTCPAddr("tcp", cfg.BindAddr)
-	if err != nil {
-		return nil, fmt.Errorf("raft bind address %q: %w", cfg.BindAddr, err)
-	}
-	trans, err := raft.NewTCPTransportWithLogger(cfg.BindAddr, addr, 3, 10*time.Second, logger)
+	trans, err := newTLSTransport(cfg.BindAddr, cfg.TLS, logger)
 	if err != nil {
 		return nil, fmt.Errorf("raft transport on %s: %w", cfg.BindAddr, err)
 	}

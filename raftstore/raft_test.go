@@ -28,7 +28,7 @@ func openNode(t *testing.T, dir, addr string, threshold uint64) *Node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := Open(Config{DataDir: dir, BindAddr: addr, Bootstrap: true, Fast: true,
+	n, err := Open(Config{DataDir: dir, BindAddr: addr, Bootstrap: true, Fast: true, TLS: testTLS(t, dir),
 		SnapshotThreshold: threshold, TrailingLogs: 16, SnapshotInterval: 50 * time.Millisecond, LogOutput: io.Discard}, fsm)
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,31 @@ func admit(j *model.Job, id *Identity, cfg *model.ServerConfig, snap *raftstore.
 	return checkMaxQueued(j, cfg, snap)
 }
 
+// admitMove is qmove's admission: the job, as it would be in the
+// destination queue, goes through exactly what qsub's admission checks
+// (admit), on behalf of the job's owner, as PBS checks a moved job's owner
+// against the destination's ACLs. Reservation queues carry the
+// reservation's Authorized_Users as their ACL, so only those users' jobs
+// may be moved into one.
+func admitMove(j *model.Job, queue string, cfg *model.ServerConfig, snap *raftstore.StateSnapshot) error {
+	q, ok := cfg.Queues[queue]
+	if !ok {
+		return model.Err(model.PBSEUnknownQueue)
+	}
+	if !q.Enabled {
+		return model.Err(model.PBSEQueueNotEnabled)
+	}
+	c := j.Copy()
+	c.Queue = queue
+	return admit(c, ownerIdentity(j), cfg, snap)
+}
+
+// ownerIdentity is the identity of a job's owner as admission sees it.
+func ownerIdentity(j *model.Job) *Identity {
+	_, host, _ := strings.Cut(j.Owner, "@")
+	return &Identity{User: j.User, UID: j.UID, GID: j.GID, Group: j.Group, Host: host}
+}
+
 // aclMatch accepts "user", "user@host", "*@host" and "*".
 func aclMatch(acl []string, user, host string) bool {
 	for _, e := range acl {
@@ -134,8 +159,8 @@ func checkMaxQueued(j *model.Job, cfg *model.ServerConfig, snap *raftstore.State
 	type counts struct{ all, user, group, project int64 }
 	var srv, inQ counts
 	for _, o := range snap.Jobs() {
-		if o.IsFinished() {
-			continue
+		if o.IsFinished() || (j.ID != "" && o.ID == j.ID) {
+			continue // a moved job does not count against itself
 		}
 		for _, c := range []*counts{&srv, &inQ} {
 			if c == &inQ && o.Queue != j.Queue {

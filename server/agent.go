@@ -21,9 +21,23 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request, id *Iden
 	if req.Host == "" || len(req.Vnodes) == 0 {
 		return nil, &model.PBSError{Code: model.PBSEInvalidRequest, Msg: "Invalid request: registration needs a host and at least one vnode"}
 	}
+	if err := agentOf(id, req.Host); err != nil {
+		return nil, err
+	}
 	snap := s.state()
 	if !snap.Configured() {
 		return nil, &model.PBSError{Code: model.PBSENotLeader, Msg: "Server is not ready yet"}
+	}
+	// A vnode belongs to the host that registered it first: an agent
+	// cannot take over another host's vnode by naming it.
+	for _, spec := range req.Vnodes {
+		name := spec.Name
+		if name == "" {
+			name = req.Host
+		}
+		if v := snap.Vnode(name); v != nil && v.Host != req.Host {
+			return nil, model.Errorf(model.PBSEPerm, "(vnode %s belongs to host %s)", name, v.Host)
+		}
 	}
 	cfg := snap.Config()
 	var vnodes []*model.Vnode
@@ -77,6 +91,9 @@ func (s *Server) handleHeartbeat(w http.ResponseWriter, r *http.Request, id *Ide
 	if err := decodeBody(r, &req); err != nil {
 		return nil, err
 	}
+	if err := agentOf(id, req.Host); err != nil {
+		return nil, err
+	}
 	vnodes := s.state().VnodesOnHost(req.Host)
 	if len(vnodes) == 0 {
 		return nil, model.Errorf(model.PBSEUnknownNode, "%s", req.Host)
@@ -104,6 +121,9 @@ func (s *Server) heard(host string) {
 func (s *Server) handleWork(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
 	q := r.URL.Query()
 	host := q.Get("host")
+	if err := agentOf(id, host); err != nil {
+		return nil, err
+	}
 	index, _ := strconv.ParseUint(q.Get("index"), 10, 64)
 	// hooks is the hook_version the agent holds (absent: do not compare).
 	agentHooks, compareHooks := parseHookVersion(q.Get("hooks"))
@@ -144,10 +164,25 @@ func (s *Server) work(snap *raftstore.StateSnapshot, host string, index uint64) 
 }
 
 // handleEvents commits a batch of job reports from one agent as one entry.
+// An agent reports only for jobs its host runs as mother superior; a report
+// about another host's current run refuses the whole batch. A report from
+// an earlier run (the job was requeued and runs elsewhere now) passes, and
+// the FSM drops it as stale, so an agent that was down cannot wedge its
+// event queue on it.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
 	var req api.EventsRequest
 	if err := decodeBody(r, &req); err != nil {
 		return nil, err
+	}
+	if err := agentOf(id, req.Host); err != nil {
+		return nil, err
+	}
+	snap := s.state()
+	for _, e := range req.Events {
+		j := snap.Job(e.JobID)
+		if j != nil && j.IsRunning() && j.MSHost != id.Host && (e.Run == 0 || e.Run == j.RunCount) {
+			return nil, model.Errorf(model.PBSEPerm, "(job %s does not run on %s)", e.JobID, id.Host)
+		}
 	}
 	cmd := &raftstore.JobEvents{Host: req.Host, Now: s.now().Unix()}
 	for _, e := range req.Events {

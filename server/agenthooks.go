@@ -51,6 +51,9 @@ func (s *Server) handleHookAction(w http.ResponseWriter, r *http.Request, id *Id
 	if err := decodeBody(r, &req); err != nil {
 		return nil, err
 	}
+	if err := agentOf(id, req.Host); err != nil {
+		return nil, err
+	}
 	switch req.Action {
 	case api.HookRestartCycle:
 		s.logger.Printf("hook %s (%s) on %s failed: restarting the scheduling cycle", req.Hook, req.Event, req.Host)

@@ -19,6 +19,9 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAlterTexts(&req); err != nil {
+		return nil, err
+	}
 	cmd := &raftstore.AlterJob{
 		JobID: j.ID, Requestor: requestor(id), Now: s.now().Unix(),
 		Name: req.Name, Priority: req.Priority, Rerun: req.Rerunable, ExecTime: req.ExecTime,
@@ -53,6 +56,9 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 	if req.Depend != nil {
 		text, deps, err := parseDepend(*req.Depend, cfg.Name)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkBeforeRights(deps, id, cfg, s.state()); err != nil {
 			return nil, err
 		}
 		cmd.Depend, cmd.Deps = &text, deps

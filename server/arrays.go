@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/raftstore"
@@ -258,4 +259,27 @@ func (s *Server) targetWhole(r *http.Request, id *Identity) (*model.Job, *model.
 		return nil, nil, err
 	}
 	return s.targetJob(r, id)
+}
+
+// clampRangeID validates a subjob range id of array p before it is
+// proposed ("seq[a-b:s].server") and returns it with its end clamped to the
+// array's last index, so that the numbers in the log entry never reach
+// beyond what the array holds. An id that does not parse, or whose range
+// starts after the array's end, names no job.
+func clampRangeID(p *model.Job, id string) (string, error) {
+	_, inside, ok := model.SplitArrayID(id)
+	if !ok || inside == "" || !isRangeID(id) {
+		return id, nil
+	}
+	from, to, step, err := model.ParseIndexRange(inside)
+	if err != nil || from > p.Array.End {
+		return "", model.Err(model.PBSEUnknownJobID)
+	}
+	to = min(to, p.Array.End)
+	rng := strconv.FormatInt(from, 10) + "-" + strconv.FormatInt(to, 10)
+	if step != 1 {
+		rng += ":" + strconv.FormatInt(step, 10)
+	}
+	base, rest, _ := strings.Cut(p.ID, "[]")
+	return base + "[" + rng + "]" + rest, nil
 }

@@ -28,7 +28,8 @@ func freeTCP(t testing.TB) string {
 func startServer(t testing.TB) *api.Client {
 	dir := t.TempDir()
 	cfg := DefaultConfig()
-	cfg.Name, cfg.Secret, cfg.FastRaft, cfg.AllowRootJobs = "bench", "s", true, true
+	cfg.Name, cfg.FastRaft, cfg.AllowRootJobs = "bench", true, true
+	cfg.TLS = testTLS(t, dir)
 	cfg.DataDir, cfg.Socket = dir, filepath.Join(dir, "s.sock")
 	cfg.APIAddr, cfg.RaftAddr = freeTCP(t), freeTCP(t)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -10,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/pki"
 	"github.com/strata-hpc/strata/policy"
 )
 
@@ -27,9 +28,10 @@ type Config struct {
 	APIAddr string `toml:"api_addr"`
 	// RaftAddr is the Raft transport address.
 	RaftAddr string `toml:"raft_addr"`
-	// Secret (or SecretFile) authenticates agents.
-	Secret     string `toml:"secret"`
-	SecretFile string `toml:"secret_file"`
+	// TLS is the cluster PKI: this server's certificate (server role)
+	// serves the TCP API and Raft, and the CA bundle verifies agents and
+	// other servers.
+	TLS TLSConfig `toml:"tls"`
 	// LogFile receives the server's event log (tracejob reads it later);
 	// empty means stderr.
 	LogFile string `toml:"log_file"`
@@ -82,6 +84,31 @@ type Config struct {
 	JobSortFormulaThreshold *float64 `toml:"job_sort_formula_threshold"`
 	StrictOrdering          bool     `toml:"strict_ordering"`
 	BackfillDepth           int      `toml:"backfill_depth"`
+	// Limits are the API's timeouts, size limits and per-caller caps
+	// (limits.go).
+	Limits Limits `toml:"limits"`
+}
+
+// TLSConfig is the [tls] table (docs/security-tls.md). Relative paths are
+// relative to the configuration file.
+type TLSConfig struct {
+	CAFile   string `toml:"ca_file"`
+	CertFile string `toml:"cert_file"`
+	KeyFile  string `toml:"key_file"`
+}
+
+// Files returns the paths for pki.NewSource.
+func (t TLSConfig) Files() pki.Files {
+	return pki.Files{CA: t.CAFile, Cert: t.CertFile, Key: t.KeyFile}
+}
+
+// RetiredSecretError is the message for the shared-secret keys of earlier
+// releases: they would be a root credential sent in clear text, so a
+// configuration that still has them does not start.
+func RetiredSecretError(key string) string {
+	return fmt.Sprintf("key %q is retired: agents and servers authenticate with TLS certificates now; "+
+		"remove it and set [tls] ca_file, cert_file and key_file (strata tls init; see docs/security-tls.md, "+
+		"\"Migrating from the shared secret\")", key)
 }
 
 // Duration is a time.Duration written as "10s" in TOML.
@@ -134,6 +161,7 @@ func DefaultConfig() *Config {
 		MaxJobSequenceID:     9999999,
 		NodeSortKey:          []string{"sort_priority HIGH"},
 		BackfillDepth:        1,
+		Limits:               DefaultLimits(),
 	}
 }
 
@@ -146,22 +174,20 @@ func LoadConfig(path string) (*Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("config %s: %w", path, err)
 		}
+		for _, k := range md.Undecoded() {
+			if k.String() == "secret" || k.String() == "secret_file" {
+				return nil, fmt.Errorf("config %s: %s", path, RetiredSecretError(k.String()))
+			}
+		}
 		if undec := md.Undecoded(); len(undec) > 0 {
 			return nil, fmt.Errorf("config %s: unknown key %q", path, undec[0].String())
 		}
 		base := filepath.Dir(path)
-		for _, p := range []*string{&cfg.DataDir, &cfg.Socket, &cfg.SecretFile, &cfg.LogFile} {
+		for _, p := range []*string{&cfg.DataDir, &cfg.Socket, &cfg.LogFile, &cfg.TLS.CAFile, &cfg.TLS.CertFile, &cfg.TLS.KeyFile} {
 			if *p != "" && !filepath.IsAbs(*p) {
 				*p = filepath.Join(base, *p)
 			}
 		}
-	}
-	if cfg.SecretFile != "" && cfg.Secret == "" {
-		b, err := os.ReadFile(cfg.SecretFile)
-		if err != nil {
-			return nil, fmt.Errorf("config key secret_file: %w", err)
-		}
-		cfg.Secret = strings.TrimSpace(string(b))
 	}
 	return cfg, cfg.Validate()
 }
@@ -176,8 +202,12 @@ func (c *Config) Validate() error {
 		return bad("data_dir", "must be set")
 	case c.Socket == "":
 		return bad("socket", "must be set")
-	case c.Secret == "":
-		return bad("secret", "a cluster secret (secret or secret_file) is required for agents")
+	case c.TLS.CAFile == "":
+		return bad("tls.ca_file", "must be set: the cluster CA bundle (strata tls init creates one)")
+	case c.TLS.CertFile == "":
+		return bad("tls.cert_file", "must be set: this server's certificate")
+	case c.TLS.KeyFile == "":
+		return bad("tls.key_file", "must be set: this server's private key")
 	case c.HeartbeatInterval.Duration <= 0:
 		return bad("heartbeat_interval", "must be positive")
 	case c.NodeDownAfter.Duration <= c.HeartbeatInterval.Duration:
@@ -215,6 +245,9 @@ func (c *Config) Validate() error {
 		return bad("default_queue", fmt.Sprintf("queue %q is not defined", c.DefaultQueue))
 	}
 	if err := validateSchedPolicy(c, defs); err != nil {
+		return err
+	}
+	if err := c.Limits.validate(); err != nil {
 		return err
 	}
 	for key, m := range map[string]map[string]string{"default_chunk": c.DefaultChunk, "resources_default": c.ResourcesDefault} {

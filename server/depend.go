@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore"
 )
 
 // depTypes are the dependency types Strata honours; "on" (the count of
@@ -46,4 +47,27 @@ func parseDepend(spec, server string) (string, []model.Dep, error) {
 		parts = append(parts, strings.Join(norm, ":"))
 	}
 	return strings.Join(parts, ","), deps, nil
+}
+
+// checkBeforeRights refuses a before* dependency on a job the caller may
+// not modify: it places an after* dependency on that job, which holds it
+// and deletes it if the dependency fails, so it needs the right to modify
+// the target (owner, operator or manager), as qalter of it would. A target
+// that does not exist (yet) is refused here as an invalid dependency, so a
+// job submitted by someone else between this check and the commit can
+// never become the target.
+func checkBeforeRights(deps []model.Dep, id *Identity, cfg *model.ServerConfig, snap *raftstore.StateSnapshot) error {
+	for _, d := range deps {
+		if !strings.HasPrefix(d.Type, "before") {
+			continue
+		}
+		t := lookupJob(snap, d.Job)
+		if t == nil {
+			return model.Err(model.PBSEBadDepend)
+		}
+		if !mayModify(id, t, cfg) {
+			return model.Err(model.PBSEPerm)
+		}
+	}
+	return nil
 }

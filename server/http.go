@@ -38,12 +38,16 @@ func (s *Server) routes() http.Handler {
 }
 
 // wrap authenticates, runs the handler and writes its JSON answer or PBS
-// error. Agent routes require the cluster secret.
+// error. Agent routes need an agent certificate; an agent may call nothing
+// else (each agent handler then binds the request to the agent's host).
 func (s *Server) wrap(h handler, agentOnly bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, err := s.identify(r)
 		if err == nil && agentOnly && !id.Agent {
-			err = model.Errorf(model.PBSEPerm, "(agent routes need the cluster secret)")
+			err = model.Errorf(model.PBSEPerm, "(agent routes need an agent certificate)")
+		}
+		if err == nil && !agentOnly && id.Agent {
+			err = model.Errorf(model.PBSEPerm, "(agent %s may only use agent routes)", id.Host)
 		}
 		var out any
 		if err == nil {
@@ -109,6 +113,9 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, id *Identi
 	cfg := snap.Config()
 	job, err := buildJob(&req, id, &cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkBeforeRights(job.Deps, id, &cfg, snap); err != nil {
 		return nil, err
 	}
 	if err := admit(job, id, &cfg, snap); err != nil {
@@ -197,6 +204,12 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, id *Identi
 	}
 	if !mayModify(id, j, &cfg) {
 		return nil, model.Err(model.PBSEPerm)
+	}
+	if j.Array != nil {
+		var err error
+		if jid, err = clampRangeID(j, jid); err != nil {
+			return nil, err
+		}
 	}
 	_, err := s.apply(&raftstore.DeleteJob{JobID: jid, Requestor: id.User + "@" + id.Host, Force: req.Force, Purge: req.Purge, Now: s.now().Unix()})
 	return nil, err

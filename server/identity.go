@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,11 +12,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/pki"
 )
 
 // Identity is who made a request. Local users are identified by the kernel
-// (SO_PEERCRED on the Unix socket), agents by the cluster secret; nothing a
-// client writes in a request body can change it.
+// (SO_PEERCRED on the Unix socket), agents by their TLS client certificate
+// (Host is the certificate's host, Agent is set, and the identity is no
+// user: UID -1 and an empty User match no manager, operator or owner);
+// nothing a client writes in a request body can change it.
 type Identity struct {
 	User  string
 	UID   int
@@ -41,12 +43,21 @@ func (s *Server) identify(r *http.Request) (*Identity, error) {
 	if uc, ok := conn.(*net.UnixConn); ok {
 		return peerIdentity(uc, s.hostname)
 	}
-	auth := r.Header.Get("Authorization")
-	token, ok := strings.CutPrefix(auth, "Bearer ")
-	if ok && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.Secret)) == 1 {
-		return &Identity{User: "root", Agent: true}, nil
+	// TCP: only a client certificate of the cluster CA identifies the
+	// caller (the TLS layer verified the chain and the role).
+	if role, host, ok := pki.PeerOf(r.TLS); ok && role == pki.RoleAgent {
+		return &Identity{UID: -1, GID: -1, Host: host, Agent: true}, nil
 	}
-	return nil, model.Err(model.PBSEPerm)
+	return nil, model.Errorf(model.PBSEPerm, "(the TCP API needs an agent certificate of the cluster)")
+}
+
+// agentOf refuses a request in which an agent speaks for a host other
+// than the one its certificate names.
+func agentOf(id *Identity, host string) error {
+	if !id.Agent || host != id.Host {
+		return model.Errorf(model.PBSEPerm, "(agent %s may not act for host %s)", id.Host, host)
+	}
+	return nil
 }
 
 func peerIdentity(uc *net.UnixConn, host string) (*Identity, error) {
@@ -82,9 +93,13 @@ func peerIdentity(uc *net.UnixConn, host string) (*Identity, error) {
 }
 
 // isManager reports whether the identity may manage the server: root, or a
-// user named in managers (as user or user@host).
+// user named in managers (as user or user@host). Agents never are: they
+// only have the rights of their own routes, for their own host.
 func isManager(id *Identity, cfg *model.ServerConfig) bool {
-	if id.Agent || id.UID == 0 {
+	if id.Agent {
+		return false
+	}
+	if id.UID == 0 {
 		return true
 	}
 	return listed(id, cfg.Managers)
@@ -92,10 +107,16 @@ func isManager(id *Identity, cfg *model.ServerConfig) bool {
 
 // isOperator reports operator (or manager) rights.
 func isOperator(id *Identity, cfg *model.ServerConfig) bool {
+	if id.Agent {
+		return false
+	}
 	return isManager(id, cfg) || listed(id, cfg.Operators)
 }
 
 func listed(id *Identity, names []string) bool {
+	if id.Agent || id.User == "" {
+		return false
+	}
 	for _, m := range names {
 		name, _, _ := strings.Cut(m, "@")
 		if name == id.User {
@@ -107,5 +128,5 @@ func listed(id *Identity, names []string) bool {
 
 // mayModify reports whether the identity may alter or delete a job.
 func mayModify(id *Identity, j *model.Job, cfg *model.ServerConfig) bool {
-	return j.User == id.User || isOperator(id, cfg)
+	return (!id.Agent && j.User == id.User) || isOperator(id, cfg)
 }

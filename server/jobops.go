@@ -184,8 +184,8 @@ func (s *Server) handleMove(w http.ResponseWriter, r *http.Request, id *Identity
 	if queue == "" {
 		queue = cfg.DefaultQueue
 	}
-	if _, ok := cfg.Queues[queue]; !ok {
-		return nil, model.Err(model.PBSEUnknownQueue)
+	if err := admitMove(j, queue, cfg, s.state()); err != nil {
+		return nil, err
 	}
 	if err := s.jobHooks(r.Context(), "movejob", j, queue, id, cfg); err != nil {
 		return nil, err
@@ -284,6 +284,9 @@ func (s *Server) handleMarkNodes(w http.ResponseWriter, r *http.Request, id *Ide
 	cfg := s.state().Config()
 	if !isOperator(id, &cfg) {
 		return nil, model.Err(model.PBSEPerm)
+	}
+	if err := checkTexts(textAttr{"comment", req.Comment}); err != nil {
+		return nil, err
 	}
 	_, err := s.apply(&raftstore.MarkVnodes{Vnodes: req.Nodes, Offline: req.Offline, Comment: req.Comment, Now: s.now().Unix()})
 	return nil, err

@@ -45,3 +45,22 @@ func TestOnlyLowered(t *testing.T) {
 		t.Errorf("raising walltime: %v", err)
 	}
 }
+
+func TestClampRangeID(t *testing.T) {
+	p := &model.Job{ID: "5[].svr", Array: &model.ArrayState{Start: 0, End: 9, Step: 1}}
+	for in, want := range map[string]string{
+		"5[3-9223372036854775807:2].svr": "5[3-9:2].svr",
+		"5[0-9223372036854775806].svr":   "5[0-9].svr",
+		"5[4].svr":                       "5[4].svr",
+		"5[].svr":                        "5[].svr",
+	} {
+		if got, err := clampRangeID(p, in); err != nil || got != want {
+			t.Errorf("%s: %q %v, want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"5[10-20].svr", "5[a-b].svr", "5[3-1].svr", "5[1-3:0].svr"} {
+		if _, err := clampRangeID(p, bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}

@@ -39,6 +39,10 @@ func (s *Server) handleProvisionReport(w http.ResponseWriter, r *http.Request, i
 	if err := decodeBody(r, &req); err != nil {
 		return nil, err
 	}
+	// Operations are keyed by host: the agent reports only its own.
+	if err := agentOf(id, req.Host); err != nil {
+		return nil, err
+	}
 	s.heard(req.Host)
 	if req.Kind != raftstore.ProvHookExited || (req.Exit != 0 && req.Exit != 1) {
 		if op := s.state().ProvOp(req.Host); op != nil && op.Attempt == req.Attempt {

@@ -55,6 +55,14 @@ func buildResv(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerConfig
 	if req.Name != "" && !jobNameRE.MatchString(req.Name) {
 		return nil, model.Errorf(model.PBSEBadAttrVal, " Reserve_Name")
 	}
+	for _, u := range req.Users {
+		if err := checkText("Authorized_Users", u); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkResourceTexts(req.Resources); err != nil {
+		return nil, err
+	}
 	res := map[string]string{}
 	for k, v := range req.Resources {
 		res[k] = v
@@ -91,7 +99,7 @@ func buildResv(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerConfig
 	if err != nil {
 		return nil, err
 	}
-	host := orDefault(req.SubmitHost, id.Host)
+	host := id.Host // from the connection, never from the request
 	owner := id.User + "@" + host
 	users := []string{owner}
 	for _, u := range req.Users {

@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/pki"
 	"github.com/strata-hpc/strata/raftstore"
 )
 
@@ -59,7 +61,12 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	s.fsm = fsm
+	certs, err := pki.NewSource(s.cfg.TLS.Files())
+	if err != nil {
+		return fmt.Errorf("config [tls]: %w", err)
+	}
 	node, err := raftstore.Open(raftstore.Config{
+		TLS:               certs,
 		DataDir:           filepath.Join(s.cfg.DataDir, "raft"),
 		BindAddr:          s.cfg.RaftAddr,
 		Bootstrap:         true,
@@ -84,7 +91,11 @@ func (s *Server) Run(ctx context.Context) error {
 		unixLn.Close()
 		return fmt.Errorf("listen on api_addr %s: %w", s.cfg.APIAddr, err)
 	}
+	// The TCP API is HTTPS with the server certificate; a client
+	// certificate is verified when given (identify then needs an agent's).
+	tcpLn = tls.NewListener(tcpLn, certs.ServerConfig(tls.VerifyClientCertIfGiven, pki.RoleAgent))
 	srv := &http.Server{Handler: s.routes(), ConnContext: saveConn, ErrorLog: s.logger}
+	hardenHTTP(srv, s.cfg.Limits, s.logger) // timeouts and per-caller caps (limits.go)
 	errc := make(chan error, 2)
 	for _, ln := range []net.Listener{unixLn, tcpLn} {
 		ln := ln

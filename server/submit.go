@@ -21,6 +21,9 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 	if id.UID == 0 && !cfg.RootMaySubmit() {
 		return nil, model.Errorf(model.PBSEPerm, "(root may not submit jobs; set acl_roots or allow_root_jobs)")
 	}
+	if err := checkSubmitTexts(req); err != nil {
+		return nil, err
+	}
 	if req.Script == "" && len(req.Argv) == 0 {
 		return nil, &model.PBSError{Code: model.PBSEInvalidRequest, Msg: "Invalid request: the job has no script and no command"}
 	}
@@ -57,9 +60,12 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 	if err != nil {
 		return nil, err
 	}
+	// The host part of the owner and Submit_Host come from the
+	// authenticated connection, never from the request: they are written
+	// into accounting records and matched by host ACLs.
 	j := &model.Job{
 		Name:         name,
-		Owner:        id.User + "@" + orDefault(req.SubmitHost, id.Host),
+		Owner:        id.User + "@" + id.Host,
 		User:         id.User,
 		Group:        id.Group,
 		UID:          id.UID,
@@ -85,7 +91,7 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 		Script:       req.Script,
 		Argv:         req.Argv,
 		SubmitArgs:   req.SubmitArgs,
-		SubmitHost:   orDefault(req.SubmitHost, id.Host),
+		SubmitHost:   id.Host,
 		Token:        req.Token,
 	}
 	if req.Hold != "" {

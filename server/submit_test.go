@@ -10,7 +10,6 @@ import (
 
 func testServerConfig() *model.ServerConfig {
 	c := DefaultConfig()
-	c.Secret = "s"
 	c.AllowRootJobs = false
 	sc := c.ServerConfig()
 	return &sc
@@ -72,13 +71,34 @@ func TestResolveResources(t *testing.T) {
 }
 
 func TestBuildJobTakesOwnerFromIdentity(t *testing.T) {
-	req := &api.SubmitRequest{Script: "true", Workdir: "/home/alice", SubmitHost: "login1"}
+	// The host part of Job_Owner and Submit_Host are the identity's, whatever
+	// the request says (issue 9 item 6).
+	req := &api.SubmitRequest{Script: "true", Workdir: "/home/alice", SubmitHost: "forged.example"}
 	j, err := buildJob(req, alice, testServerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.User != "alice" || j.Owner != "alice@login1" || j.UID != 1000 || j.Queue != "workq" || j.Name != "STDIN" {
+	if j.User != "alice" || j.Owner != "alice@"+alice.Host || j.SubmitHost != alice.Host || j.UID != 1000 || j.Queue != "workq" || j.Name != "STDIN" {
 		t.Fatalf("job identity: %+v", j)
+	}
+}
+
+func TestBuildJobRefusesControlCharacters(t *testing.T) {
+	for _, req := range []*api.SubmitRequest{
+		{Script: "true", Account: "a\nb"},
+		{Script: "true", Project: "p\r"},
+		{Script: "true", MailUsers: "x\x00y"},
+		{Script: "true", Output: "/tmp/o\n"},
+		{Script: "true", Resources: map[string]string{"walltime": "1:00\n"}},
+		{Script: "true", Account: strings.Repeat("a", maxAttrLen+1)},
+	} {
+		_, err := buildJob(req, alice, testServerConfig())
+		if pe, ok := model.AsPBSError(err); !ok || pe.Code != model.PBSEBadAttrVal {
+			t.Errorf("%+v: %v, want Illegal attribute or resource value", req, err)
+		}
+	}
+	if _, err := buildJob(&api.SubmitRequest{Script: "true", Account: "tab\tok"}, alice, testServerConfig()); err != nil {
+		t.Errorf("tab refused: %v", err)
 	}
 }
 
@@ -100,13 +120,13 @@ func TestBuildJobRejections(t *testing.T) {
 
 func TestConfigValidationNamesTheKey(t *testing.T) {
 	c := DefaultConfig()
-	c.Secret = "x"
+	c.TLS = TLSConfig{CAFile: "/ca.pem", CertFile: "/s.pem", KeyFile: "/k.pem"}
 	c.DefaultQueue = "nope"
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "default_queue") {
 		t.Fatalf("err = %v", err)
 	}
 	c = DefaultConfig()
-	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "secret") {
-		t.Fatalf("missing secret: %v", err)
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "tls.ca_file") {
+		t.Fatalf("missing tls: %v", err)
 	}
 }

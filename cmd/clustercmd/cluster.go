@@ -81,6 +81,8 @@ func start(c *cli.Context) error {
 			}
 		}
 		layout, err = create(dir, c.String("name"), c.Int("moms"), c.Int("ncpus"), c.String("mem"), extra)
+	} else if err == nil {
+		err = migrateSecret(dir, layout) // clusters of the shared-secret release (tls.go)
 	}
 	if err != nil {
 		return cli.Exit("strata cluster: "+err.Error(), 1)
@@ -120,12 +122,11 @@ func create(dir, name string, moms, ncpus int, mem string, extra []byte) (*Layou
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	secret, err := randomSecret()
-	if err != nil {
-		return nil, err
+	var hosts []string
+	for i := 1; i <= moms; i++ {
+		hosts = append(hosts, fmt.Sprintf("node%d", i))
 	}
-	secretFile := filepath.Join(dir, "secret")
-	if err := os.WriteFile(secretFile, []byte(secret+"\n"), 0o600); err != nil {
+	if err := createPKI(dir, hosts); err != nil {
 		return nil, err
 	}
 	apiAddr, err := freePort()
@@ -147,13 +148,13 @@ data_dir = %q
 socket = %q
 api_addr = %q
 raft_addr = %q
-secret_file = %q
+%s
 fast_raft = true
 allow_root_jobs = true
 heartbeat_interval = "1s"
 node_down_after = "5s"
 node_fail_requeue = "30s"
-`, name, filepath.Join(srvDir, "data"), l.Socket, apiAddr, raftAddr, secretFile)
+`, name, filepath.Join(srvDir, "data"), l.Socket, apiAddr, raftAddr, serverTLS(dir))
 	if len(extra) > 0 {
 		srvConf += "\n# Appended from --server-config.\n" + string(extra) + "\n"
 	}
@@ -171,7 +172,7 @@ node_fail_requeue = "30s"
 		os.Chmod(filepath.Join(momDir, "tmp"), 0o1777)
 		conf := fmt.Sprintf(`# Local cluster agent (written by strata cluster start).
 server = %q
-secret_file = %q
+%s
 host = %q
 spool = %q
 tmpdir = %q
@@ -182,7 +183,7 @@ usage_interval = "2s"
 [resources]
 ncpus = %d
 mem = %q
-`, apiAddr, secretFile, host, filepath.Join(momDir, "spool"), filepath.Join(momDir, "tmp"), ncpus, mem)
+`, apiAddr, agentTLS(dir, host), host, filepath.Join(momDir, "spool"), filepath.Join(momDir, "tmp"), ncpus, mem)
 		// Provisioning hook point (reboot.go): top-level keys must come
 		// before the [resources] table.
 		if exe, err := os.Executable(); err == nil {

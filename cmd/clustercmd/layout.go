@@ -5,7 +5,6 @@ package clustercmd
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -121,14 +120,6 @@ func ephemeralLow() int {
 		}
 	}
 	return 32768
-}
-
-func randomSecret() (string, error) {
-	var b [24]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b[:]), nil
 }
 
 // sessionsUnder returns the session ids of processes whose command line

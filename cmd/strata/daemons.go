@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/strata-hpc/strata/mom"
+	"github.com/strata-hpc/strata/pki"
 	"github.com/strata-hpc/strata/server"
 	"github.com/strata-hpc/strata/server/api"
 )
@@ -65,7 +66,11 @@ func momCommand() *cli.Command {
 				return cli.Exit("strata mom: "+err.Error(), 1)
 			}
 			logger := log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds)
-			client := api.NewTCPClient(cfg.Server, cfg.Secret)
+			certs, err := agentCerts(cfg)
+			if err != nil {
+				return cli.Exit("strata mom: "+err.Error(), 1)
+			}
+			client := api.NewTCPClient(cfg.Server, certs)
 			agent, err := mom.New(cfg, client, logger)
 			if err != nil {
 				return cli.Exit("strata mom: "+err.Error(), 1)
@@ -78,6 +83,22 @@ func momCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// agentCerts loads the agent's certificate and checks it is an agent
+// certificate for this host: the server would refuse every request of an
+// agent that reports another host, so say it at start.
+func agentCerts(cfg *mom.Config) (*pki.Source, error) {
+	certs, err := pki.NewSource(cfg.TLS)
+	if err != nil {
+		return nil, err
+	}
+	role, host := pki.RoleOf(certs.Leaf())
+	if role != pki.RoleAgent || host != cfg.Host {
+		return nil, fmt.Errorf("tls.cert_file %s: certificate is for %s %q, but this agent is host %q (issue one with strata tls issue --host %s)",
+			cfg.TLS.Cert, role, host, cfg.Host, cfg.Host)
+	}
+	return certs, nil
 }
 
 // shepherdCommand is the hidden per-job supervisor the agent starts.

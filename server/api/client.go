@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,15 +16,15 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/pki"
 )
 
 // Client talks to one Strata server over its Unix socket (commands) or TCP
-// address (agents, with the cluster secret).
+// address (agents, over mutual TLS with their host certificate).
 type Client struct {
 	// ServerName is used in "cannot connect to server NAME" messages.
 	ServerName string
 	base       string
-	secret     string
 	http       *http.Client
 }
 
@@ -41,12 +42,41 @@ func NewUnixClient(socket, serverName string) *Client {
 	return &Client{ServerName: serverName, base: "http://strata", http: &http.Client{Transport: tr}}
 }
 
-// NewTCPClient returns a client for a server's TCP address, authenticating
-// with the cluster secret.
-func NewTCPClient(addr, secret string) *Client {
-	tr := &http.Transport{MaxIdleConnsPerHost: 4, DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext}
-	return &Client{ServerName: addr, base: "http://" + addr, secret: secret, http: &http.Client{Transport: tr}}
+// NewTCPClient returns a client for a server's TCP address. It speaks
+// HTTPS, presents the certificate of certs (the agent's, reloaded when its
+// files change) and accepts only a peer whose certificate has the server
+// role and comes from the cluster CA.
+func NewTCPClient(addr string, certs *pki.Source) *Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	tr := &http.Transport{
+		MaxIdleConnsPerHost: 4,
+		// Dialled by hand so every connection takes the current CA pool
+		// (pki.Source reloads it on change) and a handshake failure is
+		// told apart from a lost reply.
+		DialTLSContext: func(ctx context.Context, network, address string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, address)
+			if err != nil {
+				return nil, err
+			}
+			tc := tls.Client(c, certs.ClientConfig(pki.RoleServer))
+			hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if err := tc.HandshakeContext(hctx); err != nil {
+				c.Close()
+				return nil, &handshakeError{err}
+			}
+			return tc, nil
+		},
+	}
+	return &Client{ServerName: addr, base: "https://" + addr, http: &http.Client{Transport: tr}}
 }
+
+// handshakeError is a TLS handshake that failed: the request never reached
+// the server.
+type handshakeError struct{ err error }
+
+func (e *handshakeError) Error() string { return "TLS handshake: " + e.err.Error() }
+func (e *handshakeError) Unwrap() error { return e.err }
 
 // ConnectError is returned when the server cannot be reached at all; the
 // request was certainly not processed.
@@ -57,6 +87,10 @@ type ConnectError struct {
 }
 
 func (e *ConnectError) Error() string {
+	var he *handshakeError
+	if errors.As(e.Err, &he) {
+		return fmt.Sprintf("cannot connect to server %s: %v", e.Server, he)
+	}
 	return fmt.Sprintf("cannot connect to server %s (errno=%d)", e.Server, e.Errno)
 }
 
@@ -91,9 +125,6 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if c.secret != "" {
-		req.Header.Set("Authorization", "Bearer "+c.secret)
-	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return c.classify(err)
@@ -120,6 +151,10 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 
 // classify separates "never reached the server" from "reply lost".
 func (c *Client) classify(err error) error {
+	var he *handshakeError
+	if errors.As(err, &he) {
+		return &ConnectError{Server: c.ServerName, Errno: int(syscall.ECONNREFUSED), Err: err}
+	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) && (errno == syscall.ECONNREFUSED || errno == syscall.ENOENT || errno == syscall.EACCES || errno == syscall.ETIMEDOUT || errno == syscall.EHOSTUNREACH) {
 		return &ConnectError{Server: c.ServerName, Errno: int(errno), Err: err}

@@ -1,7 +1,7 @@
 // Package api holds Strata's wire protocol: the request and response types of
 // the versioned HTTP/JSON API and a client for it. Local commands reach the
 // server over its Unix socket (identified by peer credentials); agents reach
-// it over TCP with the cluster secret. docs/api.md describes every route.
+// it over TCP with mutual TLS (agent certificates). docs/api.md describes every route.
 package api
 
 import "github.com/strata-hpc/strata/model"

@@ -14,11 +14,13 @@ import (
 // builtin sizes and counts are canonical. (Resource names are checked by
 // the server, which accepts only resources defined with qmgr.)
 func FuzzLoadConfig(f *testing.F) {
+	const tls = "[tls]\nca_file = \"/etc/strata/tls/ca.pem\"\ncert_file = \"/etc/strata/tls/a.pem\"\nkey_file = \"/etc/strata/tls/a-key.pem\"\n"
 	for _, s := range []string{
-		"server = \"127.0.0.1:15001\"\nsecret = \"s\"\nhost = \"node01\"\nkill_delay = \"3s\"\n[resources]\nncpus = 16\nmem = \"64GB\"\naoe = [\"rhel8\", \"sles15\"]\nfast_disk = true\nspeed = 2.5\n",
-		"server = \"a:1\"\nsecret = \"s\"\n[[vnode]]\nname = \"n1[0]\"\nsharing = \"default_excl\"\n[vnode.resources]\nncpus = 4\n",
-		"server = \"a:1\"\nsecret = \"s\"\nheartbeat_interval = \"-1s\"\n", "server = \"a:1\"\nsecret = \"s\"\n[resources]\nmem = 1.5\n",
-		"server = \"a:1\"\nsecret = \"s\"\n[resources]\n\"a:b\" = 1\n", "bogus = 1\n", "[[", "server = \"a:1\"\nsecret = \"s\"\n[resources]\nspeed = nan\n",
+		"server = \"127.0.0.1:15001\"\nhost = \"node01\"\nkill_delay = \"3s\"\n" + tls + "[resources]\nncpus = 16\nmem = \"64GB\"\naoe = [\"rhel8\", \"sles15\"]\nfast_disk = true\nspeed = 2.5\n",
+		"server = \"a:1\"\n" + tls + "[[vnode]]\nname = \"n1[0]\"\nsharing = \"default_excl\"\n[vnode.resources]\nncpus = 4\n",
+		"server = \"a:1\"\nheartbeat_interval = \"-1s\"\n" + tls, "server = \"a:1\"\n" + tls + "[resources]\nmem = 1.5\n",
+		"server = \"a:1\"\n" + tls + "[resources]\n\"a:b\" = 1\n", "bogus = 1\n", "[[", "server = \"a:1\"\n" + tls + "[resources]\nspeed = nan\n",
+		"server = \"a:1\"\nsecret = \"retired\"\n",
 	} {
 		f.Add(s)
 	}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -248,10 +249,14 @@ func FuzzConvertNodes(f *testing.F) {
 			t.Fatalf("convertNodes(%q): place %q: %v", spec, place, err)
 		}
 		if err := model.CheckSelectSyntax(sel); err != nil && !strings.Contains(err.Error(), "duplicated") {
+			total := 0
 			for _, c := range strings.Split(sel, "+") {
-				if n, _, _ := strings.Cut(c, ":"); len(n) > 6 {
-					return // a count past MaxSelectChunks, refused when the select is parsed
+				n, _, _ := strings.Cut(c, ":")
+				k, err := strconv.Atoi(n)
+				if err != nil || k > model.MaxSelectChunks-total {
+					return // more chunks than MaxSelectChunks, refused when the select is parsed
 				}
+				total += k
 			}
 			t.Fatalf("convertNodes(%q): select %q: %v", spec, sel, err)
 		}

@@ -248,7 +248,10 @@ func FuzzConvertNodes(f *testing.F) {
 		if _, err := model.ParsePlace(place); err != nil {
 			t.Fatalf("convertNodes(%q): place %q: %v", spec, place, err)
 		}
-		if err := model.CheckSelectSyntax(sel); err != nil && !strings.Contains(err.Error(), "duplicated") {
+		// Only a syntax error is a conversion bug; a duplicated property or
+		// a bound (mpiprocs, chunk count) is the user's request refused.
+		syntax := model.Errorf(model.PBSEBadAttrVal, " Resource_List.select").Msg
+		if err := model.CheckSelectSyntax(sel); err != nil && (err.Error() == syntax || strings.HasPrefix(err.Error(), "illegal select chunk")) {
 			total := 0
 			for _, c := range strings.Split(sel, "+") {
 				n, _, _ := strings.Cut(c, ":")

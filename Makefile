@@ -1,12 +1,13 @@
 # Strata build. `make` builds bin/strata and the PBS command links;
 # `make test` runs every test; `make demo` runs a sample workload on a local
-# cluster; `make bench` measures and writes docs/performance.md.
+# cluster; `make bench` measures and writes docs/performance.md; `make fuzz`
+# runs every fuzz target for FUZZTIME each (`make test` runs their seeds).
 GO      ?= go
 BIN     := bin
 LINKS   := qsub qstat qdel qhold qrls qalter qsig qselect qmove qrerun qrun qorder tracejob pbsnodes qmgr pbs_rsub pbs_rstat pbs_rdel
 DEMODIR ?= /tmp/strata-demo
 
-.PHONY: all build test demo bench vet clean
+.PHONY: all build test demo bench vet fuzz clean
 
 all: build
 
@@ -20,6 +21,23 @@ vet:
 test: build
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
+
+# Fuzzing: every `func FuzzXxx` in a _test.go file, one at a time, for
+# FUZZTIME each; FUZZ=regexp picks targets by name. All targets run even
+# when one fails; a failing input is written to the package's
+# testdata/fuzz/FuzzXxx/ (commit it together with the fix).
+FUZZTIME ?= 30s
+FUZZ     ?= .
+fuzz:
+	@failed=""; \
+	for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+	  for t in $$(grep -h '^func Fuzz' $$dir/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/' | grep -E '$(FUZZ)'); do \
+	    echo "== $$dir $$t ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$dir/ || failed="$$failed $$dir:$$t"; \
+	  done; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failing targets:$$failed"; exit 1; fi; \
+	echo "fuzz: every target ran $(FUZZTIME) without a failure"
 
 demo: build
 	@sh docs/demo.sh $(DEMODIR)

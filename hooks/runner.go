@@ -152,13 +152,9 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 	if stdout.truncated {
 		return fail("hook '%s' rejected the request: malformed output (more than %d bytes)", h.Name, MaxOutput)
 	}
-	if text := strings.TrimSpace(stdout.String()); text != "" {
-		var rep Reply
-		dec := json.NewDecoder(strings.NewReader(text))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&rep); err != nil {
-			return fail("hook '%s' rejected the request: malformed output: %v", h.Name, err)
-		}
+	if rep, err := ParseReply(stdout.String()); err != nil {
+		return fail("hook '%s' rejected the request: malformed output: %v", h.Name, err)
+	} else if rep != nil {
 		if rep.Accept != nil {
 			out.Accept = *rep.Accept
 		}
@@ -169,6 +165,30 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 		out.Message = fmt.Sprintf("%s hook '%s' rejected the request", ev.Type, h.Name)
 	}
 	return out
+}
+
+// ParseReply reads what a hook wrote on stdout: nothing (nil, nil) or
+// exactly one Reply object with no unknown fields. Anything else, such as
+// "null" or text after the object (which could hold a second, contrary
+// answer), is malformed.
+func ParseReply(stdout string) (*Reply, error) {
+	text := strings.TrimSpace(stdout)
+	if text == "" {
+		return nil, nil
+	}
+	if text[0] != '{' {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	var rep Reply
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		return nil, err
+	}
+	if dec.InputOffset() != int64(len(text)) {
+		return nil, fmt.Errorf("text after the JSON object")
+	}
+	return &rep, nil
 }
 
 func hookEnv(ev Event) []string {

@@ -71,6 +71,10 @@ func TestRunMalformedOutput(t *testing.T) {
 		"text":    "echo 'this is not json'\n",
 		"unknown": `echo '{"acept": true}'` + "\n",
 		"type":    `echo '{"job": {"Job_Name": 5}}'` + "\n",
+		// Found by FuzzParseReply: only the first of two objects was read,
+		// and "null" passed as an empty reply.
+		"two":  `echo '{"accept": true} {"accept": false}'` + "\n",
+		"null": "echo null\n",
 	} {
 		out := run(t, shellHook(name, body, 5), testEvent())
 		want := "hook '" + name + "' rejected the request: malformed output: "

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,7 +127,9 @@ func (d ResourceDef) Normalize(value string) (string, error) {
 		return strconv.FormatInt(n, 10), nil
 	case TypeFloat:
 		f, err := strconv.ParseFloat(value, 64)
-		if err != nil {
+		// NaN and infinities parse as floats but are no amount: a NaN
+		// consumable compares false with everything in the scheduler.
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return "", fmt.Errorf("%s: %q is not a number", d.Name, value)
 		}
 		return strconv.FormatFloat(f, 'f', -1, 64), nil

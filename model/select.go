@@ -127,7 +127,7 @@ func parseChunk(piece string, defs ResourceDefs) (Chunk, error) {
 	fields := strings.Split(piece, ":")
 	c := Chunk{Count: 1}
 	if n, err := strconv.Atoi(fields[0]); err == nil {
-		if n <= 0 {
+		if n <= 0 || n > MaxSelectChunks {
 			return Chunk{}, bad
 		}
 		c.Count = n
@@ -164,6 +164,12 @@ func (c *Chunk) add(name, value string, defs ResourceDefs) error {
 	norm, err := def.Normalize(value)
 	if err != nil {
 		return Errorf(PBSEBadAttrVal, " Resource_List.%s", name)
+	}
+	if def.Type == TypeDuration {
+		// HH:MM:SS holds the chunk separator: a chunk keeps durations in
+		// seconds so that its String parses back to the same chunk.
+		secs, _ := ParseDuration(norm)
+		norm = strconv.FormatInt(secs, 10)
 	}
 	c.Res = append(c.Res, ResReq{Name: name, Value: norm})
 	if def.Consumable() {

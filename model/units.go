@@ -103,6 +103,7 @@ func ParseDuration(s string) (int64, error) {
 		return 0, fmt.Errorf("duration %q has too many fields", s)
 	}
 	var whole int64
+	ok := true
 	for i, p := range parts {
 		if p == "" || strings.ContainsAny(p, "eE+- ") {
 			return 0, fmt.Errorf("duration %q: bad field %q", s, p)
@@ -112,20 +113,38 @@ func ParseDuration(s string) (int64, error) {
 			if err != nil || n < 0 {
 				return 0, fmt.Errorf("duration %q: bad field %q", s, p)
 			}
-			whole = whole*60 + n
+			if whole, ok = addMinutes(whole, n); !ok {
+				return 0, fmt.Errorf("duration %q is too large", s)
+			}
 			continue
 		}
 		f, err := strconv.ParseFloat(p, 64)
 		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
 			return 0, fmt.Errorf("duration %q: bad seconds %q", s, p)
 		}
+		// Converting a float at or above 2^63 to int64 is undefined (it
+		// gave a negative walltime); such a duration is refused.
+		if f >= math.MaxInt64 {
+			return 0, fmt.Errorf("duration %q is too large", s)
+		}
 		sec := int64(f)
 		if f-float64(sec) >= 0.5 {
 			sec++
 		}
-		whole = whole*60 + sec
+		if whole, ok = addMinutes(whole, sec); !ok {
+			return 0, fmt.Errorf("duration %q is too large", s)
+		}
 	}
 	return whole, nil
+}
+
+// addMinutes returns whole*60 + n (the next, finer field of a duration),
+// ok false when that does not fit in an int64. whole and n are >= 0.
+func addMinutes(whole, n int64) (int64, bool) {
+	if whole > (math.MaxInt64-n)/60 {
+		return 0, false
+	}
+	return whole*60 + n, true
 }
 
 // FormatDuration prints seconds as HH:MM:SS with at least two hour digits.

@@ -23,7 +23,9 @@ const shepherdEnv = "STRATA_MOM_TEST_SHEPHERD"
 var shepherdCommand []string
 
 func TestMain(m *testing.M) {
-	if os.Getenv(shepherdEnv) == "1" {
+	// Fuzz workers are this binary re-executed by `go test -fuzz` with the
+	// environment set below; they must run the fuzz target, not a shepherd.
+	if os.Getenv(shepherdEnv) == "1" && !fuzzWorker() {
 		os.Exit(ShepherdMain(os.Args[1:]))
 	}
 	code, err := runTests(m)
@@ -57,6 +59,15 @@ func runTests(m *testing.M) (int, error) {
 	}
 	os.Setenv(shepherdEnv, "1")
 	return m.Run(), nil
+}
+
+func fuzzWorker() bool {
+	for _, a := range os.Args[1:] {
+		if strings.HasPrefix(a, "-test.fuzzworker") {
+			return true
+		}
+	}
+	return false
 }
 
 func copyFile(src, dst string, perm os.FileMode) error {

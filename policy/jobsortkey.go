@@ -48,7 +48,9 @@ func ParseJobSortKey(s string) (JobSortKey, error) {
 			f = f[:2]
 		}
 	}
-	if len(f) != 2 {
+	// A quote left in the name (`""" HIGH"`) made a key whose String
+	// does not parse back (FuzzParseJobSortKey); no resource has one.
+	if len(f) != 2 || strings.ContainsRune(f[0], '"') {
 		return JobSortKey{}, fmt.Errorf("Invalid job_sort_key %q: want \"<resource|job_priority> HIGH|LOW\"", s)
 	}
 	k := JobSortKey{Name: f[0]}

@@ -29,7 +29,9 @@ func convertNodes(spec string) (sel, place string, err error) {
 	var chunks []string
 	for _, elem := range strings.Split(body, "+") {
 		fields := strings.Split(elem, ":")
-		if fields[0] == "" {
+		// Blanks would end up in the select, which then fails with an
+		// error about select instead of nodes (FuzzConvertNodes).
+		if fields[0] == "" || strings.ContainsAny(elem, " \t") {
 			return "", "", bad
 		}
 		count, host := 1, ""

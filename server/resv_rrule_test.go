@@ -48,3 +48,28 @@ func TestExpandRRule(t *testing.T) {
 		t.Errorf("unknown zone accepted")
 	}
 }
+
+// TestExpandRRuleHugeInterval performs what FuzzExpandRRule found: an
+// INTERVAL whose multiples overflow made the anchors of every later period
+// jump to times before the last occurrence, so the loop examined all its
+// 100,000 periods x 168 BYDAY/BYHOUR candidates: a 156-byte rule cost the
+// server seconds of CPU per pbs_rsub. Now the expansion stops at the
+// horizon. The bound below is 20 times what the fixed code needs on a
+// loaded machine and a fraction of what the old loop took on any.
+func TestExpandRRuleHugeInterval(t *testing.T) {
+	hours := "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23"
+	rule := "FREQ=WEEKLY;INTERVAL=4611686018427387903;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYHOUR=" + hours + ";COUNT=1000"
+	start := time.Date(2026, 3, 6, 9, 0, 0, 0, time.UTC).Unix()
+	began := time.Now()
+	occ, err := expandRRule(rule, "UTC", start)
+	took := time.Since(began)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took > 300*time.Millisecond {
+		t.Fatalf("expanding %q took %v", rule, took)
+	}
+	if len(occ) != 63 || occ[62] != time.Date(2026, 3, 8, 23, 0, 0, 0, time.UTC).Unix() {
+		t.Fatalf("%d occurrences, want the 63 hours left in the first week", len(occ))
+	}
+}

@@ -61,16 +61,34 @@ func qmgrFold(w io.Writer, prefix, value string) {
 	io.WriteString(w, b.String())
 }
 
-// quoteValue quotes a value for print when it holds a space, comma, quote
-// or "#": with double quotes, or single ones when it holds a double quote.
+// quoteValue quotes a value for print when qmgr would not read it back
+// bare: empty, or holding a blank, comma, quote, "#", ";", a line break, a
+// backslash (a trailing one continues the line), a "[" without its "]",
+// or other white space at either end (qmgr trims a directive's ends).
+// Double quotes are used, single ones when the value holds a double quote,
+// and quoted pieces are concatenated when it holds both (qmgr joins
+// adjacent quoted pieces into one value).
 func quoteValue(v string) string {
-	if !strings.ContainsAny(v, " \t,\"'#;") {
+	open := strings.LastIndexByte(v, '[')
+	if v != "" && !strings.ContainsAny(v, " \t,\"'#;\n\r\\") && (open < 0 || strings.Contains(v[open:], "]")) && strings.TrimSpace(v) == v {
 		return v
 	}
-	if strings.Contains(v, `"`) {
+	if !strings.Contains(v, `"`) {
+		return `"` + v + `"`
+	}
+	if !strings.Contains(v, "'") {
 		return "'" + v + "'"
 	}
-	return `"` + v + `"`
+	var b strings.Builder
+	for i, piece := range strings.Split(v, `"`) {
+		if i > 0 {
+			b.WriteString(`'"'`)
+		}
+		if piece != "" {
+			b.WriteString(`"` + piece + `"`)
+		}
+	}
+	return b.String()
 }
 
 // writeSets writes the replayable "set" lines of one object: one "=" line

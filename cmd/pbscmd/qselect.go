@@ -110,7 +110,7 @@ func parseResCmp(s string) (resCmp, bool) {
 	}
 	switch parts[1] {
 	case "eq", "ne", "lt", "le", "gt", "ge":
-		return resCmp{parts[0], parts[1], parts[2]}, parts[2] != ""
+		return resCmp{parts[0], parts[1], parts[2]}, parts[0] != "" && parts[2] != ""
 	}
 	return resCmp{}, false
 }

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -318,7 +319,9 @@ func applySched(c *model.ServerConfig, req *Request) error {
 				return nil
 			}
 			f, err := strconv.ParseFloat(strings.TrimSpace(a.Value), 64)
-			if err != nil || a.Op != "=" {
+			// NaN and infinities cannot be encoded in JSON: stored, they
+			// made every later snapshot of the state fail.
+			if err != nil || a.Op != "=" || math.IsNaN(f) || math.IsInf(f, 0) {
 				return badValue(a)
 			}
 			s.JobSortFormulaThreshold = &f

@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -40,13 +41,15 @@ func validJobSortKey(defs model.ResourceDefs) func(string) bool {
 	}
 }
 
-// parseMillis reads a Go duration ("20ms") or seconds ("0.5").
+// parseMillis reads a Go duration ("20ms") or seconds ("0.5"), at most
+// what a time.Duration holds (so FormatMillis prints it back). NaN and
+// values past that bound used to become negative or wrapped intervals.
 func parseMillis(v string) (int64, error) {
 	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
 		return d.Milliseconds(), nil
 	}
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 {
+	if err != nil || !(f >= 0) || f > float64(math.MaxInt64/int64(time.Second)) {
 		return 0, strconv.ErrSyntax
 	}
 	return int64(f * 1000), nil

@@ -206,7 +206,7 @@ func LoadConfig(path string) (*Config, error) {
 	for _, k := range md.Undecoded() {
 		if k.String() == "secret" || k.String() == "secret_file" {
 			return nil, fmt.Errorf("mom config %s: key %q is retired: agents authenticate with a host certificate now; "+
-				"remove it and set [tls] ca_file, cert_file and key_file (strata tls issue --host; see docs/security-tls.md, "+
+				"remove it and set [tls] ca_file, cert_file and key_file (strata tls issue --host; see docs/security.md, "+
 				"\"Migrating from the shared secret\")", path, k.String())
 		}
 	}

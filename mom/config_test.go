@@ -98,7 +98,7 @@ func TestLoadConfigErrorsNameTheKey(t *testing.T) {
 		{`server = "a:1"`, "tls.ca_file"},
 		{"server = \"a:1\"\ntls = { ca_file = \"/c.pem\" }", "tls.cert_file"},
 		// The shared secret of earlier releases is refused with the way out.
-		{"server = \"a:1\"\nsecret = \"x\"", "security-tls.md"},
+		{"server = \"a:1\"\nsecret = \"x\"", "security.md"},
 		{"server = \"a:1\"\nsecret_file = \"/s\"", "key \"secret_file\" is retired"},
 		{"server = \"a:1\"\ntls = { ca_file = \"/c.pem\", cert_file = \"/a.pem\", key_file = \"/k.pem\" }\nkill_delay = \"soon\"", "kill_delay"},
 		{"server = \"a:1\"\ntls = { ca_file = \"/c.pem\", cert_file = \"/a.pem\", key_file = \"/k.pem\" }\nheartbeat = \"2s\"", "heartbeat"},

@@ -89,7 +89,7 @@ type Config struct {
 	Limits Limits `toml:"limits"`
 }
 
-// TLSConfig is the [tls] table (docs/security-tls.md). Relative paths are
+// TLSConfig is the [tls] table (docs/security.md). Relative paths are
 // relative to the configuration file.
 type TLSConfig struct {
 	CAFile   string `toml:"ca_file"`
@@ -107,7 +107,7 @@ func (t TLSConfig) Files() pki.Files {
 // configuration that still has them does not start.
 func RetiredSecretError(key string) string {
 	return fmt.Sprintf("key %q is retired: agents and servers authenticate with TLS certificates now; "+
-		"remove it and set [tls] ca_file, cert_file and key_file (strata tls init; see docs/security-tls.md, "+
+		"remove it and set [tls] ca_file, cert_file and key_file (strata tls init; see docs/security.md, "+
 		"\"Migrating from the shared secret\")", key)
 }
 

@@ -21,7 +21,7 @@ func TestBadConfigurationNamesTheKey(t *testing.T) {
 		// The retired shared secret is refused, pointing at the migration.
 		{"server", "name = \"s\"\nsecret = \"x\"\n", "Migrating from the shared secret"},
 		{"server", "name = \"s\"\nsecret_file = \"/x\"\n", "key \"secret_file\" is retired"},
-		{"mom", "server = \"127.0.0.1:1\"\nsecret = \"x\"\n", "security-tls.md"},
+		{"mom", "server = \"127.0.0.1:1\"\nsecret = \"x\"\n", "security.md"},
 		{"server", "name = \"s\"\ntls = { ca_file = \"/c.pem\", cert_file = \"/s.pem\", key_file = \"/k.pem\" }\ndefault_queue = \"nope\"\n", "default_queue"},
 		{"mom", "tls = { ca_file = \"/c.pem\", cert_file = \"/s.pem\", key_file = \"/k.pem\" }\n", "server"},
 		{"mom", "server = \"127.0.0.1:1\"\ntls = { ca_file = \"/c.pem\", cert_file = \"/s.pem\", key_file = \"/k.pem\" }\nkill_delay = \"soon\"\n", "kill_delay"},

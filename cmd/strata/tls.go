@@ -12,7 +12,7 @@ import (
 )
 
 // tlsCommand is `strata tls init|issue`: the cluster PKI
-// (docs/security-tls.md).
+// (docs/security.md).
 func tlsCommand() *cli.Command {
 	dirFlag := &cli.StringFlag{Name: "dir", Value: ".", Usage: "PKI directory (CA, keys, certificates)"}
 	return &cli.Command{

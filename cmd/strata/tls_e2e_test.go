@@ -393,7 +393,7 @@ func serverSerial(t *testing.T, addr string) string {
 	return conn.ConnectionState().PeerCertificates[0].SerialNumber.String()
 }
 
-// TestCertificateRotationWithoutRestart follows docs/security-tls.md on a
+// TestCertificateRotationWithoutRestart follows docs/security.md on a
 // running cluster: a reissued server certificate is served at once, a new
 // CA added to the bundle is trusted at once, and certificates of the new
 // CA work for agents and the server, all without restarting a daemon.

@@ -18,11 +18,7 @@ func TestUnapplicableEntriesAreRefusedAndReplayed(t *testing.T) {
 	dir := t.TempDir()
 	addr := freeAddr(t)
 	n := openNode(t, dir, addr, 8192)
-	cfg := model.ServerConfig{Name: "svr", Defs: model.BuiltinResources(), JobHistoryEnable: true,
-		Queues: map[string]model.QueueConfig{"workq": {Name: "workq", Enabled: true}}}
-	if _, err := n.Apply(&SetServerConfig{Config: cfg}, time.Second); err != nil {
-		t.Fatal(err)
-	}
+	configureNode(t, n)
 	enc := func(c Command) []byte {
 		b, err := Encode(c)
 		if err != nil {

@@ -22,6 +22,17 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// configureNode commits a minimal server configuration (one queue, job
+// history on), which every request but SetServerConfig needs.
+func configureNode(t *testing.T, n *Node) {
+	t.Helper()
+	cfg := model.ServerConfig{Name: "svr", Defs: model.BuiltinResources(), JobHistoryEnable: true,
+		Queues: map[string]model.QueueConfig{"workq": {Name: "workq", Enabled: true}}}
+	if _, err := n.Apply(&SetServerConfig{Config: cfg}, time.Second); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func openNode(t *testing.T, dir, addr string, threshold uint64) *Node {
 	t.Helper()
 	fsm, err := NewFSM(log.New(io.Discard, "", 0), nil)
@@ -50,11 +61,7 @@ func TestRestartRestoresCommittedState(t *testing.T) {
 	dir := t.TempDir()
 	addr := freeAddr(t)
 	n := openNode(t, dir, addr, 8192)
-	cfg := model.ServerConfig{Name: "svr", Defs: model.BuiltinResources(), JobHistoryEnable: true,
-		Queues: map[string]model.QueueConfig{"workq": {Name: "workq", Enabled: true}}}
-	if _, err := n.Apply(&SetServerConfig{Config: cfg}, time.Second); err != nil {
-		t.Fatal(err)
-	}
+	configureNode(t, n)
 	var ids []string
 	for i := 0; i < 20; i++ {
 		id, err := n.Apply(&SubmitJob{Job: testJob(fmt.Sprint("tok", i)), Now: 100}, time.Second)

@@ -99,10 +99,8 @@ func writeSets(w io.Writer, object, name string, o manager.Object) {
 		target += " " + name
 	}
 	for _, it := range o.Items {
-		vals := it.Values
-		if it.PrintValues != nil {
-			vals = it.PrintValues
-		} else if it.ReadOnly {
+		vals := it.Replayed()
+		if vals == nil {
 			continue
 		}
 		if object == "hook" && it.Name == "event" && len(vals) == 1 && vals[0] == `""` {

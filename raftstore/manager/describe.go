@@ -19,6 +19,18 @@ type Item struct {
 	PrintValues []string `json:"print_values,omitempty"`
 }
 
+// Replayed is what print writes for the item, one "=" then "+=" per
+// value; nil when print leaves the item out.
+func (it Item) Replayed() []string {
+	switch {
+	case it.PrintValues != nil:
+		return it.PrintValues
+	case it.ReadOnly:
+		return nil
+	}
+	return it.Values
+}
+
 // Object is a described configuration object.
 type Object struct {
 	Type  string `json:"type"` // Server, Queue, Node, Resource, Sched, Hook

@@ -36,10 +36,8 @@ func describe(c *model.ServerConfig, object, name string) (Object, bool) {
 func replay(t *testing.T, cfg model.ServerConfig, st VnodeSource, object, name string, o Object) model.ServerConfig {
 	t.Helper()
 	for _, it := range o.Items {
-		vals := it.Values
-		if it.PrintValues != nil {
-			vals = it.PrintValues
-		} else if it.ReadOnly {
+		vals := it.Replayed()
+		if vals == nil {
 			continue
 		}
 		for i, v := range vals {

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strata-hpc/strata/hooks"
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/raftstore"
 	"github.com/strata-hpc/strata/raftstore/manager"
@@ -36,7 +35,7 @@ func (s *Server) handleAgentHooks(w http.ResponseWriter, r *http.Request, id *Id
 	out := api.HooksResponse{Version: cfg.HookVersion, Hooks: []model.Hook{}}
 	for _, name := range model.SortedKeys(cfg.Hooks) {
 		h := cfg.Hooks[name]
-		if hooks.RunsOnAgents(&h) {
+		if model.HookRunsOnAgents(&h) {
 			out.Hooks = append(out.Hooks, h)
 		}
 	}

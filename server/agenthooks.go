@@ -67,9 +67,9 @@ func (s *Server) handleHookAction(w http.ResponseWriter, r *http.Request, id *Id
 		return nil, model.Errorf(model.PBSEUnknownNode, "%s", req.Host)
 	}
 	for _, v := range vnodes {
-		mreq := manager.Request{Verb: manager.Set, Object: manager.Node, Name: v.Name}
+		mreq := model.ManagerRequest{Verb: manager.Set, Object: manager.Node, Name: v.Name}
 		if req.Action == api.HookOffline {
-			mreq.Attrs = []manager.Attr{
+			mreq.Attrs = []model.ManagerAttr{
 				{Name: "state", Op: "+=", Value: "offline"},
 				{Name: "comment", Op: "=", Value: hookOfflinePrefix + req.Hook + "' due to hook error"},
 			}
@@ -79,7 +79,7 @@ func (s *Server) handleHookAction(w http.ResponseWriter, r *http.Request, id *Id
 			if v.State&model.NodeOffline == 0 || !strings.HasPrefix(v.Comment, hookOfflinePrefix) {
 				continue
 			}
-			mreq.Attrs = []manager.Attr{{Name: "state", Op: "-=", Value: "offline"}, {Name: "comment"}}
+			mreq.Attrs = []model.ManagerAttr{{Name: "state", Op: "-=", Value: "offline"}, {Name: "comment"}}
 		}
 		s.logger.Printf("hook %s (%s) on %s: %s vnode %s", req.Hook, req.Event, req.Host, req.Action, v.Name)
 		if _, err := s.apply(&raftstore.Manage{Request: mreq, Now: s.now().Unix()}); err != nil {

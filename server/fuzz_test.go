@@ -19,7 +19,6 @@ import (
 
 	"github.com/strata-hpc/strata/internal/fuzzcheck"
 	"github.com/strata-hpc/strata/model"
-	"github.com/strata-hpc/strata/raftstore/manager"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -30,7 +29,7 @@ func requestTypes() []func() any {
 		func() any { return &api.EventsRequest{} }, func() any { return &api.HeartbeatRequest{} }, func() any { return &api.HoldRequest{} },
 		func() any { return &api.HookActionRequest{} }, func() any { return &api.MarkNodesRequest{} }, func() any { return &api.MoveRequest{} },
 		func() any { return &api.OrderRequest{} }, func() any { return &api.ProvisionReport{} }, func() any { return &api.RegisterRequest{} },
-		func() any { return &api.ResvSubmitRequest{} }, func() any { return &api.SignalRequest{} }, func() any { return &manager.Request{} },
+		func() any { return &api.ResvSubmitRequest{} }, func() any { return &api.SignalRequest{} }, func() any { return &model.ManagerRequest{} },
 		func() any { return &api.RerunRequest{} }, func() any { return &api.RunRequest{} },
 	}
 }

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 // Issue 9, items 1 and 9: the attacks on the cluster's TCP transports,

@@ -382,3 +382,54 @@ func TestAlterFields(t *testing.T) {
 		t.Errorf("qalter of an unknown job: %v", err)
 	}
 }
+
+// TestReservationRuns: a reservation is confirmed by the scheduler on a
+// registered vnode, starts at its time, runs a job submitted to its queue
+// and ends when it is deleted; a job asking for an AOE the reservation
+// does not have is refused.
+func TestReservationRuns(t *testing.T) {
+	cl := newCluster(t, "4")
+	cl.mustQmgr("set", "server", "", "scheduling=true")
+	start := time.Now().Unix() + 1
+	id, err := cl.c.SubmitResv(cl.ctx, &api.ResvSubmitRequest{Token: "r", Start: start, End: start + 3600,
+		Resources: map[string]string{"select": "1:ncpus=2"}, SubmitHost: "localhost"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resv := func() *model.Reservation {
+		t.Helper()
+		r, err := cl.c.Resvs(cl.ctx, []string{id}, false)
+		if err != nil || len(r.Resvs) != 1 {
+			t.Fatalf("pbs_rstat %s: %v", id, err)
+		}
+		return r.Resvs[0].Reservation
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for resv().State != model.ResvRunning {
+		if time.Now().After(deadline) {
+			t.Fatalf("reservation %s is %s, want RN", id, model.ResvStateShort(resv().State))
+		}
+		w, err := cl.agent.Work(cl.ctx, "n1", cl.index, 100*time.Millisecond)
+		if err == nil {
+			cl.index = w.Index
+		}
+	}
+	q := model.ResvQueueName(id)
+	_, err = cl.submit(func(r *api.SubmitRequest) {
+		r.Queue = q
+		r.Resources = map[string]string{"select": "1:ncpus=1:aoe=rhel"}
+	})
+	if pbsCode(err) != model.PBSEIvalAOEChunk {
+		t.Errorf("AOE job in a reservation without one: %v", err)
+	}
+	jid := cl.mustSubmit(func(r *api.SubmitRequest) { r.Queue = q })
+	if j := cl.waitState(jid, model.StateRunning); j.Queue != q {
+		t.Errorf("job ran in queue %s", j.Queue)
+	}
+	cl.event(jid, api.EventStarted, 0)
+	if err := cl.c.DeleteResv(cl.ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	cl.event(jid, api.EventEnded, 271)
+	cl.waitState(jid, model.StateFinished)
+}

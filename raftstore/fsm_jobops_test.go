@@ -20,7 +20,7 @@ func oneChunk(vnode string, ncpus float64) []model.ExecChunk {
 // runJob submits a job and starts it on node1 (substate 42).
 func runJob(h *harness, token string) string {
 	id := h.apply(&SubmitJob{Job: testJob(token), Now: 100}).(string)
-	if n := h.apply(&RunJobNow{Run: RunJob{JobID: id, Exec: oneChunk("node1", 2)}, Requestor: "root@h", Now: 110}); n != nil {
+	if n := h.apply(&RunJobNow{Run: model.RunDecision{JobID: id, Exec: oneChunk("node1", 2)}, Requestor: "root@h", Now: 110}); n != nil {
 		h.t.Fatalf("qrun: %v", n)
 	}
 	h.apply(&JobEvents{Host: "node1", Now: 111, Events: []JobEvent{{JobID: id, Kind: "started", Run: 1, SessionID: 9}}})
@@ -152,13 +152,13 @@ func TestAlterRulesAndRerun(t *testing.T) {
 	noRerun := testJob("b")
 	noRerun.Rerun = false
 	nid := h.apply(&SubmitJob{Job: noRerun, Now: 140}).(string)
-	h.apply(&RunJobNow{Run: RunJob{JobID: nid, Exec: oneChunk("node1", 2)}, Now: 141})
+	h.apply(&RunJobNow{Run: model.RunDecision{JobID: nid, Exec: oneChunk("node1", 2)}, Now: 141})
 	if c := pbsCode(h.apply(&RerunJob{JobID: nid, Now: 142})); c != model.PBSENoRerun {
 		t.Fatalf("qrerun of a non-rerunnable job: code %d", c)
 	}
 	// qrun is validated like a scheduler decision.
 	big := h.apply(&SubmitJob{Job: testJob("c"), Now: 150}).(string)
-	if c := pbsCode(h.apply(&RunJobNow{Run: RunJob{JobID: big, Exec: oneChunk("node1", 8)}, Now: 151})); c != model.PBSEResourceUnavail {
+	if c := pbsCode(h.apply(&RunJobNow{Run: model.RunDecision{JobID: big, Exec: oneChunk("node1", 8)}, Now: 151})); c != model.PBSEResourceUnavail {
 		t.Fatalf("qrun beyond capacity: code %d", c)
 	}
 }

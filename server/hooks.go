@@ -144,7 +144,7 @@ func (s *Server) runjobHooks(cfg *model.ServerConfig, snap *raftstore.StateSnaps
 		}
 		_, err := s.runServerHooks(context.Background(), cfg, hooks.Event{Type: "runjob", Requestor: "Scheduler@" + s.hostname, Job: j, Vnodes: vnodes})
 		if err != nil {
-			cmd.Comments = append(cmd.Comments, raftstore.JobComment{JobID: r.JobID, Comment: "Not Running: " + err.Error()})
+			cmd.Comments = append(cmd.Comments, model.JobComment{JobID: r.JobID, Comment: "Not Running: " + err.Error()})
 			continue
 		}
 		kept = append(kept, r)

@@ -57,15 +57,9 @@ func (s *Server) cycle() error {
 	if plan.Empty() {
 		return nil
 	}
-	cmd := &raftstore.ApplyPlan{Now: in.Now, Epoch: in.Epoch}
-	for _, d := range plan.Runs {
-		cmd.Runs = append(cmd.Runs, raftstore.RunJob{JobID: d.JobID, Exec: d.Exec, Exclusive: d.Exclusive})
-	}
-	for _, c := range plan.Comments {
-		cmd.Comments = append(cmd.Comments, raftstore.JobComment{JobID: c.JobID, Comment: c.Comment, NeverRun: c.NeverRun})
-	}
+	// The plan's types are the command's (model/plan.go): no conversion.
+	cmd := &raftstore.ApplyPlan{Now: in.Now, Epoch: in.Epoch, Runs: plan.Runs, Comments: plan.Comments, Estimates: plan.Estimates}
 	for _, e := range plan.Estimates {
-		cmd.Estimates = append(cmd.Estimates, raftstore.JobEstimate{JobID: e.JobID, Start: e.Start, Exec: e.Exec, Top: e.Top})
 		if e.Top {
 			s.logger.Printf("%s;%s", e.JobID, e.Note())
 		}

@@ -196,11 +196,7 @@ func (m *memFSM) schedule(now int64) *scheduler.Plan {
 	m.t.Helper()
 	in := buildSnapshot(m.snap(), now)
 	plan := scheduler.Schedule(in)
-	cmd := &raftstore.ApplyPlan{Now: in.Now, Epoch: in.Epoch}
-	for _, d := range plan.Runs {
-		cmd.Runs = append(cmd.Runs, raftstore.RunJob{JobID: d.JobID, Exec: d.Exec, Exclusive: d.Exclusive})
-	}
-	m.apply(cmd)
+	m.apply(&raftstore.ApplyPlan{Now: in.Now, Epoch: in.Epoch, Runs: plan.Runs})
 	return plan
 }
 

@@ -149,22 +149,11 @@ type HostDown struct {
 	Now     int64  `json:"now"`
 }
 
-// JobEvent is an agent's report about one job.
-type JobEvent struct {
-	JobID     string            `json:"job_id"`
-	Kind      string            `json:"kind"` // started, ended, failed, usage
-	Run       int               `json:"run"`
-	SessionID int               `json:"session_id,omitempty"`
-	Exit      int               `json:"exit_status"`
-	Used      map[string]string `json:"resources_used,omitempty"`
-	Comment   string            `json:"comment,omitempty"`
-}
-
 // JobEvents applies a batch of agent reports from one host.
 type JobEvents struct {
-	Host   string     `json:"host"`
-	Events []JobEvent `json:"events"`
-	Now    int64      `json:"now"`
+	Host   string           `json:"host"`
+	Events []model.JobEvent `json:"events"`
+	Now    int64            `json:"now"`
 }
 
 // DeleteJob deletes a job (qdel). Permission is checked by the server before

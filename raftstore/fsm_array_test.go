@@ -19,7 +19,7 @@ func arrayJob(t *testing.T, token, spec string) *model.Job {
 }
 
 func endSubjob(h *harness, id string, exit int, now int64) {
-	h.apply(&JobEvents{Host: "node1", Now: now, Events: []JobEvent{{JobID: id, Kind: "ended", Exit: exit}}})
+	h.apply(&JobEvents{Host: "node1", Now: now, Events: []model.JobEvent{{JobID: id, Kind: "ended", Exit: exit}}})
 }
 
 func TestArraySubmitIsOneCompactRecord(t *testing.T) {

@@ -23,7 +23,7 @@ func runJob(h *harness, token string) string {
 	if n := h.apply(&RunJobNow{Run: model.RunDecision{JobID: id, Exec: oneChunk("node1", 2)}, Requestor: "root@h", Now: 110}); n != nil {
 		h.t.Fatalf("qrun: %v", n)
 	}
-	h.apply(&JobEvents{Host: "node1", Now: 111, Events: []JobEvent{{JobID: id, Kind: "started", Run: 1, SessionID: 9}}})
+	h.apply(&JobEvents{Host: "node1", Now: 111, Events: []model.JobEvent{{JobID: id, Kind: "started", Run: 1, SessionID: 9}}})
 	return id
 }
 
@@ -85,7 +85,7 @@ func TestDependencies(t *testing.T) {
 	if c := pbsCode(h.apply(&SubmitJob{Job: bad, Now: 121})); c != model.PBSEBadDepend || h.snap().NextSeq() != next {
 		t.Fatalf("unknown parent: code %d, next seq %d -> %d", c, next, h.snap().NextSeq())
 	}
-	h.apply(&JobEvents{Host: "node1", Now: 130, Events: []JobEvent{{JobID: parent, Kind: "ended", Run: 1, Exit: 0}}})
+	h.apply(&JobEvents{Host: "node1", Now: 130, Events: []model.JobEvent{{JobID: parent, Kind: "ended", Run: 1, Exit: 0}}})
 	if j := h.snap().Job(okID); j.State != "Q" || j.Hold != "n" {
 		t.Errorf("afterok child after exit 0: %s hold %q", j.State, j.Hold)
 	}
@@ -119,7 +119,7 @@ func TestSuspendResumeGivesCpusBack(t *testing.T) {
 		t.Fatalf("resumed: assigned %v state %s", v.Assigned, h.snap().Job(id).State)
 	}
 	h.apply(&SignalJob{JobID: id, Signal: "suspend", Now: 140})
-	h.apply(&JobEvents{Host: "node1", Now: 150, Events: []JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 271}}})
+	h.apply(&JobEvents{Host: "node1", Now: 150, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 271}}})
 	if v := h.snap().Vnode("node1"); v.Assigned["ncpus"] != 0 || len(v.Jobs) != 0 {
 		t.Fatalf("a suspended job that ends gives back nothing twice: assigned %v", v.Assigned)
 	}
@@ -145,7 +145,7 @@ func TestAlterRulesAndRerun(t *testing.T) {
 	if j := h.snap().Job(id); !j.KillRequested || !j.RequeueOnEnd {
 		t.Fatalf("qrerun did not ask for a kill")
 	}
-	h.apply(&JobEvents{Host: "node1", Now: 131, Events: []JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 271}}})
+	h.apply(&JobEvents{Host: "node1", Now: 131, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 271}}})
 	if j := h.snap().Job(id); j.State != "Q" || j.KillRequested || len(j.Exec) != 0 {
 		t.Fatalf("after the rerun kill: %s kill=%v exec=%v", j.State, j.KillRequested, j.Exec)
 	}

@@ -111,8 +111,8 @@ func TestPlanRunsJobAndAccountsResources(t *testing.T) {
 	if n := h.apply(&ApplyPlan{Now: 201, Runs: []model.RunDecision{{JobID: id, Exec: exec}}}); n != 0 {
 		t.Fatalf("stale decision applied")
 	}
-	h.apply(&JobEvents{Host: "node1", Now: 210, Events: []JobEvent{{JobID: id, Kind: "started", Run: 1, SessionID: 77}}})
-	h.apply(&JobEvents{Host: "node1", Now: 260, Events: []JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 0, Used: map[string]string{"walltime": "00:00:50"}}}})
+	h.apply(&JobEvents{Host: "node1", Now: 210, Events: []model.JobEvent{{JobID: id, Kind: "started", Run: 1, SessionID: 77}}})
+	h.apply(&JobEvents{Host: "node1", Now: 260, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 0, Used: map[string]string{"walltime": "00:00:50"}}}})
 	j = h.snap().Job(id)
 	if j.State != model.StateFinished || j.Substate != model.SubFinished || *j.Exit != 0 || j.SessionID != 77 {
 		t.Fatalf("finished job: %s/%d exit %v session %d", j.State, j.Substate, j.Exit, j.SessionID)
@@ -121,7 +121,7 @@ func TestPlanRunsJobAndAccountsResources(t *testing.T) {
 		t.Fatalf("resources not released: %v %v", v.Assigned, v.Jobs)
 	}
 	// A duplicate "ended" (agent retry after a lost reply) changes nothing.
-	h.apply(&JobEvents{Host: "node1", Now: 300, Events: []JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 5}}})
+	h.apply(&JobEvents{Host: "node1", Now: 300, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 5}}})
 	if j2 := h.snap().Job(id); *j2.Exit != 0 || j2.Obit != 260 {
 		t.Fatalf("duplicate event was applied: exit %d obit %d", *j2.Exit, j2.Obit)
 	}
@@ -164,7 +164,7 @@ func TestDeleteQueuedAndRunning(t *testing.T) {
 	if j := h.snap().Job(r); !j.KillRequested || j.State != model.StateRunning {
 		t.Fatalf("running job after qdel: kill=%v state=%s", j.KillRequested, j.State)
 	}
-	h.apply(&JobEvents{Host: "node1", Now: 310, Events: []JobEvent{{JobID: r, Kind: "ended", Run: 1, Exit: 271}}})
+	h.apply(&JobEvents{Host: "node1", Now: 310, Events: []model.JobEvent{{JobID: r, Kind: "ended", Run: 1, Exit: 271}}})
 	if j := h.snap().Job(r); j.Substate != model.SubTerminated || *j.Exit != 271 {
 		t.Fatalf("killed job: %d exit %v", j.Substate, *j.Exit)
 	}
@@ -180,7 +180,7 @@ func TestRegisterAfterRebootRequeuesLostJobs(t *testing.T) {
 	id := h.apply(&SubmitJob{Job: testJob("a"), Now: 100}).(string)
 	exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 2}}}}}
 	h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: id, Exec: exec}}})
-	h.apply(&JobEvents{Host: "node1", Now: 210, Events: []JobEvent{{JobID: id, Kind: "started", Run: 1}}})
+	h.apply(&JobEvents{Host: "node1", Now: 210, Events: []model.JobEvent{{JobID: id, Kind: "started", Run: 1}}})
 	h.apply(&HostDown{Host: "node1", Now: 300, Comment: "node down"})
 	if st := h.snap().Vnode("node1").State; st&model.NodeDown == 0 {
 		t.Fatalf("state after HostDown = %s", st)

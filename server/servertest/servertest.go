@@ -32,7 +32,9 @@ type Server struct {
 
 // Start runs a server named "svr" until the test ends. tune, when not
 // nil, adjusts the configuration first. Start returns once the server
-// leads and has committed its configuration.
+// leads and has committed its configuration. Scheduling is off, so that
+// no cycle races a test's own qrun or deletion; a test that wants cycles
+// sets scheduling = true with qmgr.
 func Start(t testing.TB, tune func(*server.Config)) *Server {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "strata-servertest-")
@@ -58,11 +60,12 @@ func Start(t testing.TB, tune func(*server.Config)) *Server {
 	t.Cleanup(func() { cancel(); <-done })
 	s := &Server{Config: cfg, Dir: dir, Root: api.NewUnixClient(cfg.Socket, cfg.Name)}
 	// Up when a manager request commits (it needs a leader and the
-	// configuration); polled with a deadline.
+	// configuration); polled with a deadline. The same request turns
+	// scheduling off.
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		err := s.Root.Manage(ctx, &model.ManagerRequest{Verb: "set", Object: "server",
-			Attrs: []model.ManagerAttr{{Name: "comment", Op: "=", Value: "servertest"}}})
+			Attrs: []model.ManagerAttr{{Name: "comment", Op: "=", Value: "servertest"}, {Name: "scheduling", Op: "=", Value: "false"}}})
 		if err == nil {
 			return s
 		}

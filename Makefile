@@ -1,5 +1,6 @@
 # Strata build. `make` builds bin/strata and the PBS command links;
-# `make test` runs every test; `make demo` runs a sample workload on a local
+# `make test` runs every test, end-to-end included (what CI runs);
+# `make unit` is the quick run without the end-to-end tests; `make demo` runs a sample workload on a local
 # cluster; `make bench` measures and writes docs/performance.md; `make fuzz`
 # runs every fuzz target for FUZZTIME each (`make test` runs their seeds).
 GO      ?= go
@@ -7,7 +8,7 @@ BIN     := bin
 LINKS   := qsub qstat qdel qhold qrls qalter qsig qselect qmove qrerun qrun qorder tracejob pbsnodes qmgr pbs_rsub pbs_rstat pbs_rdel
 DEMODIR ?= /tmp/strata-demo
 
-.PHONY: all build test demo bench vet fuzz clean
+.PHONY: all build test unit demo bench vet fuzz clean
 
 all: build
 
@@ -18,9 +19,16 @@ build:
 vet:
 	$(GO) vet ./...
 
+# The end-to-end tests (cmd/strata/*_e2e_test.go and their harness) start
+# real clusters; they carry the build tag e2e, so plain `go test ./...` is
+# the quick unit run and `make test` adds them.
 test: build
+	$(GO) vet -tags e2e ./...
+	$(GO) test -tags e2e -count=1 -timeout 20m ./...
+
+unit:
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 ./...
 
 # Fuzzing: every `func FuzzXxx` in a _test.go file, one at a time, for
 # FUZZTIME each; FUZZ=regexp picks targets by name. All targets run even

@@ -101,7 +101,7 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 		alarm = 30 * time.Second
 	}
 	var cmd *exec.Cmd
-	if h.ContentType == ContentPython {
+	if h.ContentType == model.HookContentPython {
 		py := r.Python
 		if py == "" {
 			py = "python3"

@@ -17,7 +17,7 @@ import (
 )
 
 func shellHook(name, body string, alarm int) *model.Hook {
-	return &model.Hook{Name: name, Enabled: true, Alarm: alarm, ContentType: ContentExecutable, Script: "#!/bin/sh\n" + body}
+	return &model.Hook{Name: name, Enabled: true, Alarm: alarm, ContentType: model.HookContentExecutable, Script: "#!/bin/sh\n" + body}
 }
 
 func testEvent() Event {
@@ -191,7 +191,7 @@ func TestRunPythonContentType(t *testing.T) {
 	}
 	// No #! line and no execute bit needed: application/x-python runs under
 	// python3.
-	h := &model.Hook{Name: "py", Enabled: true, Alarm: 10, ContentType: ContentPython, Script: `import json, os, sys
+	h := &model.Hook{Name: "py", Enabled: true, Alarm: 10, ContentType: model.HookContentPython, Script: `import json, os, sys
 ev = json.load(sys.stdin)
 print(json.dumps({"job": {"Job_Name": ev["job"]["name"] + "-" + os.environ["STRATA_HOOK_EVENT"]}}))
 `}
@@ -208,7 +208,7 @@ print(json.dumps({"job": {"Job_Name": ev["job"]["name"] + "-" + os.environ["STRA
 }
 
 func TestRunCannotStart(t *testing.T) {
-	h := &model.Hook{Name: "nointerp", Enabled: true, Alarm: 5, ContentType: ContentExecutable, Script: "#!/nonexistent/interpreter\n"}
+	h := &model.Hook{Name: "nointerp", Enabled: true, Alarm: 5, ContentType: model.HookContentExecutable, Script: "#!/nonexistent/interpreter\n"}
 	out := run(t, h, testEvent())
 	if out.Accept || !out.Failed || !strings.HasPrefix(out.Message, "hook 'nointerp': cannot run: ") {
 		t.Errorf("outcome: %+v", out)

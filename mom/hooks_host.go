@@ -67,9 +67,9 @@ func (a *Agent) runHostHook(ctx context.Context, h *model.Hook, event string) {
 		return
 	}
 	switch {
-	case out.Failed && hasFailAction(h, hooks.FailOfflineVnodes):
+	case out.Failed && hasFailAction(h, model.HookFailOfflineVnodes):
 		a.hookAction(ctx, api.HookActionRequest{Host: a.cfg.Host, Hook: h.Name, Event: event, Action: api.HookOffline})
-	case out.Accept && hasFailAction(h, hooks.FailClearVnodes):
+	case out.Accept && hasFailAction(h, model.HookFailClearVnodes):
 		a.hookAction(ctx, api.HookActionRequest{Host: a.cfg.Host, Hook: h.Name, Event: event, Action: api.HookClear})
 	}
 }
@@ -93,7 +93,7 @@ func (a *Agent) orderedHooks(event string) []model.Hook {
 	for _, h := range set.Hooks {
 		all[h.Name] = h
 	}
-	return hooks.Ordered(all, event)
+	return model.OrderedHooks(all, event)
 }
 
 func (a *Agent) hostRunner() *hooks.Runner {

@@ -66,7 +66,7 @@ func (r *jobRunner) runJobHooks(event string, j *model.Job) *hooks.Outcome {
 	}
 	runner := &hooks.Runner{Dir: r.dir}
 	ev := hooks.Event{Type: event, Requestor: hookRequestor, Job: j, Vnodes: jobVnodes(j)}
-	for _, h := range hooks.Ordered(all, event) {
+	for _, h := range model.OrderedHooks(all, event) {
 		h := h
 		var cred *hooks.Credential
 		if h.User == "pbsuser" {
@@ -91,10 +91,10 @@ func (r *jobRunner) runJobHooks(event string, j *model.Job) *hooks.Outcome {
 // scheduler_restart_cycle to execjob_begin failures only.
 func (r *jobRunner) noteHookFailure(h *model.Hook, event string) {
 	f := hookFailure{Hook: h.Name, Event: event}
-	if hasFailAction(h, hooks.FailOfflineVnodes) && (event == "execjob_begin" || event == "execjob_prologue") {
+	if hasFailAction(h, model.HookFailOfflineVnodes) && (event == "execjob_begin" || event == "execjob_prologue") {
 		f.Actions = append(f.Actions, api.HookOffline)
 	}
-	if hasFailAction(h, hooks.FailSchedulerCycle) && event == "execjob_begin" {
+	if hasFailAction(h, model.HookFailSchedulerCycle) && event == "execjob_begin" {
 		f.Actions = append(f.Actions, api.HookRestartCycle)
 	}
 	if len(f.Actions) == 0 {

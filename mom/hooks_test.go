@@ -13,7 +13,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/strata-hpc/strata/hooks"
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
 )
@@ -106,9 +105,9 @@ func (h *hookFake) setFailFetch(v bool) {
 
 // shellHook is an enabled executable hook for events.
 func shellHook(name, events, script string) model.Hook {
-	h := hooks.Defaults(name)
+	h := model.DefaultHook(name)
 	h.Events = strings.Split(events, ",")
-	h.ContentType = hooks.ContentExecutable
+	h.ContentType = model.HookContentExecutable
 	h.Script = "#!/bin/sh\n" + script
 	return h
 }
@@ -187,7 +186,7 @@ func TestAgentBeginRejectAndFailure(t *testing.T) {
 	ran := filepath.Join(out, "ran")
 	reject := shellHook("rej", "execjob_begin", "[ \"$STRATA_HOOK_JOBID\" = 41.srv ] || exit 0\necho '{\"reject_message\": \"not here\"}'\nexit 1\n")
 	slow := shellHook("slow", "execjob_begin", "[ \"$STRATA_HOOK_JOBID\" = 42.srv ] || exit 0\nsleep 30\n")
-	slow.Alarm, slow.FailAction = 1, hooks.FailOfflineVnodes
+	slow.Alarm, slow.FailAction = 1, model.HookFailOfflineVnodes
 	hf, srv := newHookFake(t, 1, reject, slow)
 	startAgent(t, srv, t.TempDir())
 
@@ -221,7 +220,7 @@ func TestAgentStartupHookClearsVnodes(t *testing.T) {
 	out := t.TempDir()
 	marker := filepath.Join(out, "startup")
 	h := shellHook("st", "exechost_startup", "echo \"$STRATA_HOOK_EVENT $STRATA_HOOK_REQUESTOR\" > "+marker+"\n")
-	h.FailAction = hooks.FailOfflineVnodes + "," + hooks.FailClearVnodes
+	h.FailAction = model.HookFailOfflineVnodes + "," + model.HookFailClearVnodes
 	hf, srv := newHookFake(t, 2, h)
 	startAgent(t, srv, t.TempDir())
 	waitFor(t, agentTimeout, "clear request", func() bool {

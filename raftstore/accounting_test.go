@@ -26,9 +26,9 @@ func TestAccountingJobLifecycle(t *testing.T) {
 	j.Group = "users"
 	id := h.apply(&SubmitJob{Job: j, Now: 100}).(string)
 	exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 2}}}}}
-	h.apply(&ApplyPlan{Now: 200, Runs: []RunJob{{JobID: id, Exec: exec}}})
-	h.apply(&JobEvents{Host: "node1", Now: 210, Events: []JobEvent{{JobID: id, Kind: "started", Run: 1, SessionID: 4242}}})
-	h.apply(&JobEvents{Host: "node1", Now: 300, Events: []JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 3, Used: map[string]string{"walltime": "00:01:30", "cput": "00:00:10"}}}})
+	h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: id, Exec: exec}}})
+	h.apply(&JobEvents{Host: "node1", Now: 210, Events: []model.JobEvent{{JobID: id, Kind: "started", Run: 1, SessionID: 4242}}})
+	h.apply(&JobEvents{Host: "node1", Now: 300, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 3, Used: map[string]string{"walltime": "00:01:30", "cput": "00:00:10"}}}})
 	id2 := h.apply(&SubmitJob{Job: testJob("b"), Now: 400}).(string)
 	h.apply(&DeleteJob{JobID: id2, Requestor: "bob@h", Now: 410})
 
@@ -59,7 +59,7 @@ func TestAccountingRerun(t *testing.T) {
 	registerNode(h, "node1", "4")
 	id := h.apply(&SubmitJob{Job: testJob("a"), Now: 100}).(string)
 	exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 2}}}}}
-	h.apply(&ApplyPlan{Now: 200, Runs: []RunJob{{JobID: id, Exec: exec}}})
+	h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: id, Exec: exec}}})
 	h.apply(&RerunJob{JobID: id, Requestor: "root@h", Force: true, Now: 250})
 	got := acctLines(h.snap())
 	if len(got) != 2 || !strings.HasPrefix(got[1], "01/01/1970 00:04:10;R;0.svr;user=alice ") || !strings.Contains(got[1], " end=250 run_count=1") {

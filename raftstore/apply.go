@@ -289,7 +289,7 @@ func (w *writer) plan(c *ApplyPlan) any {
 }
 
 // run applies one run decision if it still fits the state.
-func (w *writer) run(r *RunJob, now int64) bool {
+func (w *writer) run(r *model.RunDecision, now int64) bool {
 	j := w.job(r.JobID)
 	var parent *model.Job
 	if j == nil {

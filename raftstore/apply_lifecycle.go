@@ -102,7 +102,7 @@ func (w *writer) jobEvents(c *JobEvents) any {
 			continue
 		}
 		switch ev.Kind {
-		case "started":
+		case model.JobEventStarted:
 			if j.Substate != model.SubPrerun {
 				continue
 			}
@@ -113,7 +113,7 @@ func (w *writer) jobEvents(c *JobEvents) any {
 			note(j, c.Now, "Job started on %s, session %d", c.Host, ev.SessionID)
 			w.putJob(j)
 			w.acctStarted(j, c.Now)
-		case "usage":
+		case model.JobEventUsage:
 			// Live resources_used of a running (or suspended) job; the
 			// ended event carries the final figures.
 			if len(ev.Used) == 0 || j.State == model.StateExiting || sameStrings(j.Used, ev.Used) {
@@ -122,9 +122,9 @@ func (w *writer) jobEvents(c *JobEvents) any {
 			j = j.Copy()
 			j.Used = ev.Used
 			w.putJob(j)
-		case "ended":
+		case model.JobEventEnded:
 			w.finish(j, ev.Exit, ev.Used, ev.Comment, c.Now)
-		case "failed":
+		case model.JobEventFailed:
 			w.lose(j, ev.Comment, ev.Exit, c.Now)
 		}
 	}

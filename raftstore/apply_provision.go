@@ -78,7 +78,7 @@ func refuseProvisioning(j *model.Job, force bool) error {
 
 // provHosts returns the hosts a run decision marks for provisioning, in
 // exec order, and the AOE.
-func provHosts(r *RunJob) ([]string, string, error) {
+func provHosts(r *model.RunDecision) ([]string, string, error) {
 	var hosts []string
 	seen := map[string]bool{}
 	aoe := ""
@@ -103,7 +103,7 @@ func provHosts(r *RunJob) ([]string, string, error) {
 // provisionCheckRun validates the provisioning part of a run decision
 // before anything changes. ok false skips the decision; hold also holds
 // the job (an AOE a vnode does not offer: qrun -H onto the wrong vnode).
-func (w *writer) provisionCheckRun(j *model.Job, r *RunJob) (ok, hold bool) {
+func (w *writer) provisionCheckRun(j *model.Job, r *model.RunDecision) (ok, hold bool) {
 	hosts, aoe, err := provHosts(r)
 	if err != nil {
 		return false, true
@@ -127,7 +127,7 @@ func (w *writer) provisionCheckRun(j *model.Job, r *RunJob) (ok, hold bool) {
 	return true, false
 }
 
-func (w *writer) sharesVnode(r *RunJob, name string) bool {
+func (w *writer) sharesVnode(r *model.RunDecision, name string) bool {
 	for _, ec := range r.Exec {
 		for _, s := range ec.Shares {
 			if s.Vnode == name && s.AOE != "" {
@@ -164,7 +164,7 @@ func splitComma(s string) []string {
 // provisionEnqueue turns a started job (a copy, about to be stored) into a
 // provisioning one when some of its hosts are not on the AOE yet.
 func (w *writer) provisionEnqueue(j *model.Job, now int64) {
-	hosts, aoe, _ := provHosts(&RunJob{Exec: j.Exec})
+	hosts, aoe, _ := provHosts(&model.RunDecision{Exec: j.Exec})
 	seq := int64(w.index) << 16
 	var queued []string
 	for i, h := range hosts {

@@ -93,7 +93,7 @@ func (w *writer) setResvQueue(name string, enabled, started, remove bool) {
 // resvDecisions applies the scheduler's verdicts. A denied reservation
 // becomes a tombstone (pbs_rsub -I learns DENIED and the reason) and its
 // queue goes away.
-func (w *writer) resvDecisions(ds []ResvDecision, now int64) {
+func (w *writer) resvDecisions(ds []model.ResvDecision, now int64) {
 	for _, d := range ds {
 		r := w.resv(d.ID)
 		if r == nil || r.Gone != 0 || r.State != model.ResvUnconfirmed {

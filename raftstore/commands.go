@@ -110,41 +110,19 @@ type SubmitJob struct {
 	Now int64      `json:"now"`
 }
 
-// RunJob is one run decision of a scheduling pass.
-type RunJob struct {
-	JobID     string            `json:"job_id"`
-	Exec      []model.ExecChunk `json:"exec"`
-	Exclusive bool              `json:"exclusive,omitempty"`
-}
-
-// JobComment is a scheduler comment on a job that did not run.
-type JobComment struct {
-	JobID    string `json:"job_id"`
-	Comment  string `json:"comment"`
-	NeverRun bool   `json:"never_run,omitempty"`
-}
-
 // ApplyPlan commits one scheduling pass: all its run decisions and comments
 // in one entry. Decisions that no longer fit the state (a job deleted or a
 // vnode gone down since the snapshot) are skipped, never half-applied.
 type ApplyPlan struct {
-	Now      int64        `json:"now"`
-	Epoch    uint64       `json:"epoch"`
-	Runs     []RunJob     `json:"runs,omitempty"`
-	Comments []JobComment `json:"comments,omitempty"`
+	Now      int64               `json:"now"`
+	Epoch    uint64              `json:"epoch"`
+	Runs     []model.RunDecision `json:"runs,omitempty"`
+	Comments []model.JobComment  `json:"comments,omitempty"`
 	// Estimates set or clear top jobs' estimated.start_time,
 	// estimated.exec_vnode and topjob (queued jobs only).
-	Estimates []JobEstimate `json:"estimates,omitempty"`
+	Estimates []model.JobEstimate `json:"estimates,omitempty"`
 	// Resvs confirm or deny unconfirmed reservations (apply_resv.go).
-	Resvs []ResvDecision `json:"resvs,omitempty"`
-}
-
-// JobEstimate is a top job's plan; Top false clears it.
-type JobEstimate struct {
-	JobID string            `json:"job_id"`
-	Start int64             `json:"start,omitempty"`
-	Exec  []model.ExecChunk `json:"exec,omitempty"`
-	Top   bool              `json:"top,omitempty"`
+	Resvs []model.ResvDecision `json:"resvs,omitempty"`
 }
 
 // RegisterHost records an agent's host and vnodes. Jobs lists the jobs the
@@ -171,22 +149,11 @@ type HostDown struct {
 	Now     int64  `json:"now"`
 }
 
-// JobEvent is an agent's report about one job.
-type JobEvent struct {
-	JobID     string            `json:"job_id"`
-	Kind      string            `json:"kind"` // started, ended, failed, usage
-	Run       int               `json:"run"`
-	SessionID int               `json:"session_id,omitempty"`
-	Exit      int               `json:"exit_status"`
-	Used      map[string]string `json:"resources_used,omitempty"`
-	Comment   string            `json:"comment,omitempty"`
-}
-
 // JobEvents applies a batch of agent reports from one host.
 type JobEvents struct {
-	Host   string     `json:"host"`
-	Events []JobEvent `json:"events"`
-	Now    int64      `json:"now"`
+	Host   string           `json:"host"`
+	Events []model.JobEvent `json:"events"`
+	Now    int64            `json:"now"`
 }
 
 // DeleteJob deletes a job (qdel). Permission is checked by the server before

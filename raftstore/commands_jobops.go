@@ -92,9 +92,9 @@ type RerunJob struct {
 // RunJobNow is an operator's run decision (qrun), validated against the
 // state exactly as a scheduler decision is.
 type RunJobNow struct {
-	Run       RunJob `json:"run"`
-	Requestor string `json:"requestor"`
-	Now       int64  `json:"now"`
+	Run       model.RunDecision `json:"run"`
+	Requestor string            `json:"requestor"`
+	Now       int64             `json:"now"`
 }
 
 // ReleaseWaiting moves jobs whose Execution_Time has come from W to Q.

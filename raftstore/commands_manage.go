@@ -1,14 +1,14 @@
 package raftstore
 
-import "github.com/strata-hpc/strata/raftstore/manager"
+import "github.com/strata-hpc/strata/model"
 
 // Manage applies one qmgr operation (create, delete, set, unset, import) to
 // the replicated configuration. The server checks authorization before
 // proposing it; the FSM validates the operation itself, so every server
 // reaches the same result and a refused operation changes nothing.
 type Manage struct {
-	Request manager.Request `json:"request"`
-	Now     int64           `json:"now"`
+	Request model.ManagerRequest `json:"request"`
+	Now     int64                `json:"now"`
 }
 
 func (Manage) Type() MessageType { return ManageType }

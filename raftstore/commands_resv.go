@@ -15,14 +15,6 @@ type SubmitResv struct {
 	Now  int64              `json:"now"`
 }
 
-// ResvDecision is the scheduler's verdict on an unconfirmed reservation.
-type ResvDecision struct {
-	ID      string            `json:"id"`
-	Confirm bool              `json:"confirm"`
-	Nodes   []model.ExecChunk `json:"nodes,omitempty"`
-	Reason  string            `json:"reason,omitempty"`
-}
-
 // Reservation event kinds proposed by the leader's reservation loop.
 const (
 	ResvEventStart     = "start"     // start time reached: RN, queue started

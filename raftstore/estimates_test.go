@@ -13,7 +13,7 @@ func TestPlanEstimatesSetAndClearTopJobs(t *testing.T) {
 	b := h.apply(&SubmitJob{Job: testJob("b"), Now: 101}).(string)
 	exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 4}}}}}
 	before := h.snap().Job(a)
-	h.apply(&ApplyPlan{Now: 200, Estimates: []JobEstimate{{JobID: a, Start: 500, Exec: exec, Top: true}}})
+	h.apply(&ApplyPlan{Now: 200, Estimates: []model.JobEstimate{{JobID: a, Start: 500, Exec: exec, Top: true}}})
 	j := h.snap().Job(a)
 	if !j.TopJob || j.EstStart != 500 || j.EstExecVnode(model.BuiltinResources()) != "(node1:ncpus=4)" {
 		t.Fatalf("estimate not applied: %+v", j)
@@ -23,8 +23,8 @@ func TestPlanEstimatesSetAndClearTopJobs(t *testing.T) {
 	}
 	// Run b, then a plan that clears a and (stale) estimates b: only
 	// queued jobs take estimates.
-	h.apply(&ApplyPlan{Now: 201, Runs: []RunJob{{JobID: b, Exec: exec}}})
-	h.apply(&ApplyPlan{Now: 202, Estimates: []JobEstimate{{JobID: a}, {JobID: b, Start: 900, Exec: exec, Top: true}}})
+	h.apply(&ApplyPlan{Now: 201, Runs: []model.RunDecision{{JobID: b, Exec: exec}}})
+	h.apply(&ApplyPlan{Now: 202, Estimates: []model.JobEstimate{{JobID: a}, {JobID: b, Start: 900, Exec: exec, Top: true}}})
 	if j := h.snap().Job(a); j.TopJob || j.EstStart != 0 || j.EstExec != nil {
 		t.Fatalf("estimate not cleared: %+v", j)
 	}

@@ -19,7 +19,7 @@ func arrayJob(t *testing.T, token, spec string) *model.Job {
 }
 
 func endSubjob(h *harness, id string, exit int, now int64) {
-	h.apply(&JobEvents{Host: "node1", Now: now, Events: []JobEvent{{JobID: id, Kind: "ended", Exit: exit}}})
+	h.apply(&JobEvents{Host: "node1", Now: now, Events: []model.JobEvent{{JobID: id, Kind: "ended", Exit: exit}}})
 }
 
 func TestArraySubmitIsOneCompactRecord(t *testing.T) {
@@ -57,7 +57,7 @@ func TestArraySubjobsMaterializeAndRollUp(t *testing.T) {
 	h := newHarness(t)
 	registerNode(h, "node1", "8")
 	pid := h.apply(&SubmitJob{Job: arrayJob(t, "a", "1-3%2"), Now: 100}).(string)
-	runs := []RunJob{
+	runs := []model.RunDecision{
 		{JobID: "0[1].svr", Exec: oneChunk("node1", 2)},
 		{JobID: "0[2].svr", Exec: oneChunk("node1", 2)},
 		{JobID: "0[3].svr", Exec: oneChunk("node1", 2)}, // over %2: skipped
@@ -82,7 +82,7 @@ func TestArraySubjobsMaterializeAndRollUp(t *testing.T) {
 	if s := h.snap().Job("0[1].svr"); s.State != model.StateExpired || s.Substate != model.SubExpired {
 		t.Fatalf("finished subjob %s/%d", s.State, s.Substate)
 	}
-	h.apply(&ApplyPlan{Now: 310, Runs: []RunJob{{JobID: "0[3].svr", Exec: oneChunk("node1", 2)}}})
+	h.apply(&ApplyPlan{Now: 310, Runs: []model.RunDecision{{JobID: "0[3].svr", Exec: oneChunk("node1", 2)}}})
 	endSubjob(h, "0[2].svr", 3, 320)
 	if p := h.snap().Job(pid); p.State != model.StateBegun {
 		t.Fatalf("parent with a running subjob: %s", p.State)
@@ -101,7 +101,7 @@ func TestArrayDeleteRangesAndWhole(t *testing.T) {
 	h := newHarness(t)
 	registerNode(h, "node1", "8")
 	pid := h.apply(&SubmitJob{Job: arrayJob(t, "a", "0-999999"), Now: 100}).(string)
-	h.apply(&ApplyPlan{Now: 200, Runs: []RunJob{
+	h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{
 		{JobID: "0[5].svr", Exec: oneChunk("node1", 2)},
 		{JobID: "0[6].svr", Exec: oneChunk("node1", 2)},
 	}})

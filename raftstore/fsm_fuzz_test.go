@@ -58,7 +58,7 @@ func FuzzFSMJobOp(f *testing.F) {
 		arr.Array, _ = model.ParseArraySpec("1-100")
 		h.apply(&SubmitJob{Job: arr, Now: 100})
 		exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 2}}}}}
-		h.apply(&ApplyPlan{Now: 200, Runs: []RunJob{{JobID: job, Exec: exec}}})
+		h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: job, Exec: exec}}})
 
 		fuzzcheck.Bounded(t, len(id)+len(arg), func() { h.apply(fuzzJobOp(op, id, arg, now)) })
 		if got, ok := h.apply(&SubmitJob{Job: testJob("after"), Now: 300}).(string); !ok || got == "" {

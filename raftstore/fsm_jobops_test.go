@@ -20,10 +20,10 @@ func oneChunk(vnode string, ncpus float64) []model.ExecChunk {
 // runJob submits a job and starts it on node1 (substate 42).
 func runJob(h *harness, token string) string {
 	id := h.apply(&SubmitJob{Job: testJob(token), Now: 100}).(string)
-	if n := h.apply(&RunJobNow{Run: RunJob{JobID: id, Exec: oneChunk("node1", 2)}, Requestor: "root@h", Now: 110}); n != nil {
+	if n := h.apply(&RunJobNow{Run: model.RunDecision{JobID: id, Exec: oneChunk("node1", 2)}, Requestor: "root@h", Now: 110}); n != nil {
 		h.t.Fatalf("qrun: %v", n)
 	}
-	h.apply(&JobEvents{Host: "node1", Now: 111, Events: []JobEvent{{JobID: id, Kind: "started", Run: 1, SessionID: 9}}})
+	h.apply(&JobEvents{Host: "node1", Now: 111, Events: []model.JobEvent{{JobID: id, Kind: "started", Run: 1, SessionID: 9}}})
 	return id
 }
 
@@ -85,7 +85,7 @@ func TestDependencies(t *testing.T) {
 	if c := pbsCode(h.apply(&SubmitJob{Job: bad, Now: 121})); c != model.PBSEBadDepend || h.snap().NextSeq() != next {
 		t.Fatalf("unknown parent: code %d, next seq %d -> %d", c, next, h.snap().NextSeq())
 	}
-	h.apply(&JobEvents{Host: "node1", Now: 130, Events: []JobEvent{{JobID: parent, Kind: "ended", Run: 1, Exit: 0}}})
+	h.apply(&JobEvents{Host: "node1", Now: 130, Events: []model.JobEvent{{JobID: parent, Kind: "ended", Run: 1, Exit: 0}}})
 	if j := h.snap().Job(okID); j.State != "Q" || j.Hold != "n" {
 		t.Errorf("afterok child after exit 0: %s hold %q", j.State, j.Hold)
 	}
@@ -119,7 +119,7 @@ func TestSuspendResumeGivesCpusBack(t *testing.T) {
 		t.Fatalf("resumed: assigned %v state %s", v.Assigned, h.snap().Job(id).State)
 	}
 	h.apply(&SignalJob{JobID: id, Signal: "suspend", Now: 140})
-	h.apply(&JobEvents{Host: "node1", Now: 150, Events: []JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 271}}})
+	h.apply(&JobEvents{Host: "node1", Now: 150, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 271}}})
 	if v := h.snap().Vnode("node1"); v.Assigned["ncpus"] != 0 || len(v.Jobs) != 0 {
 		t.Fatalf("a suspended job that ends gives back nothing twice: assigned %v", v.Assigned)
 	}
@@ -145,20 +145,20 @@ func TestAlterRulesAndRerun(t *testing.T) {
 	if j := h.snap().Job(id); !j.KillRequested || !j.RequeueOnEnd {
 		t.Fatalf("qrerun did not ask for a kill")
 	}
-	h.apply(&JobEvents{Host: "node1", Now: 131, Events: []JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 271}}})
+	h.apply(&JobEvents{Host: "node1", Now: 131, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 271}}})
 	if j := h.snap().Job(id); j.State != "Q" || j.KillRequested || len(j.Exec) != 0 {
 		t.Fatalf("after the rerun kill: %s kill=%v exec=%v", j.State, j.KillRequested, j.Exec)
 	}
 	noRerun := testJob("b")
 	noRerun.Rerun = false
 	nid := h.apply(&SubmitJob{Job: noRerun, Now: 140}).(string)
-	h.apply(&RunJobNow{Run: RunJob{JobID: nid, Exec: oneChunk("node1", 2)}, Now: 141})
+	h.apply(&RunJobNow{Run: model.RunDecision{JobID: nid, Exec: oneChunk("node1", 2)}, Now: 141})
 	if c := pbsCode(h.apply(&RerunJob{JobID: nid, Now: 142})); c != model.PBSENoRerun {
 		t.Fatalf("qrerun of a non-rerunnable job: code %d", c)
 	}
 	// qrun is validated like a scheduler decision.
 	big := h.apply(&SubmitJob{Job: testJob("c"), Now: 150}).(string)
-	if c := pbsCode(h.apply(&RunJobNow{Run: RunJob{JobID: big, Exec: oneChunk("node1", 8)}, Now: 151})); c != model.PBSEResourceUnavail {
+	if c := pbsCode(h.apply(&RunJobNow{Run: model.RunDecision{JobID: big, Exec: oneChunk("node1", 8)}, Now: 151})); c != model.PBSEResourceUnavail {
 		t.Fatalf("qrun beyond capacity: code %d", c)
 	}
 }

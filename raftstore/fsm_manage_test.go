@@ -7,12 +7,14 @@ import (
 	"github.com/strata-hpc/strata/raftstore/manager"
 )
 
-func manage(h *harness, now int64, verb, object, name string, attrs ...manager.Attr) any {
+func manage(h *harness, now int64, verb, object, name string, attrs ...model.ManagerAttr) any {
 	h.t.Helper()
-	return h.apply(&Manage{Request: manager.Request{Verb: verb, Object: object, Name: name, Attrs: attrs}, Now: now})
+	return h.apply(&Manage{Request: model.ManagerRequest{Verb: verb, Object: object, Name: name, Attrs: attrs}, Now: now})
 }
 
-func set(name, value string) manager.Attr { return manager.Attr{Name: name, Op: "=", Value: value} }
+func set(name, value string) model.ManagerAttr {
+	return model.ManagerAttr{Name: name, Op: "=", Value: value}
+}
 
 // TestManageQueueAndRefusal: an accepted operation changes the replicated
 // configuration; a refused one returns its PBS error and changes nothing.
@@ -44,14 +46,14 @@ func TestManageNodeStateAndDelete(t *testing.T) {
 	h := newHarness(t)
 	registerNode(h, "node1", "4")
 	if r := manage(h, 50, manager.Set, manager.Node, "node1",
-		manager.Attr{Name: "state", Op: "+=", Value: "offline"}, set("comment", "disk check")); r != nil {
+		model.ManagerAttr{Name: "state", Op: "+=", Value: "offline"}, set("comment", "disk check")); r != nil {
 		t.Fatalf("offline: %v", r)
 	}
 	v := h.snap().Vnode("node1")
 	if v.State&model.NodeOffline == 0 || v.LastStateChange != 50 || v.Comment != "disk check" {
 		t.Errorf("after offline: state %v changed %d comment %q", v.State, v.LastStateChange, v.Comment)
 	}
-	if r := manage(h, 60, manager.Set, manager.Node, "node1", manager.Attr{Name: "state", Op: "-=", Value: "offline"}); r != nil {
+	if r := manage(h, 60, manager.Set, manager.Node, "node1", model.ManagerAttr{Name: "state", Op: "-=", Value: "offline"}); r != nil {
 		t.Fatalf("clear: %v", r)
 	}
 	if v := h.snap().Vnode("node1"); v.State&model.NodeOffline != 0 || v.LastStateChange != 60 {
@@ -77,7 +79,7 @@ func TestManageResourceBumpsEpoch(t *testing.T) {
 	if _, ok := h.snap().Config().Defs["scratch"]; !ok || h.snap().Epoch() <= epoch {
 		t.Errorf("resource not defined or epoch not moved (%d -> %d)", epoch, h.snap().Epoch())
 	}
-	if r := manage(h, 6, manager.Set, manager.Node, "node1", manager.Attr{Name: "resources_available", Resource: "scratch", Op: "=", Value: "10gb"}); r != nil {
+	if r := manage(h, 6, manager.Set, manager.Node, "node1", model.ManagerAttr{Name: "resources_available", Resource: "scratch", Op: "=", Value: "10gb"}); r != nil {
 		t.Fatalf("set scratch: %v", r)
 	}
 	if c := h.snap().Vnode("node1").Capacity["scratch"]; c <= 0 {
@@ -99,7 +101,7 @@ func TestManageHookVersion(t *testing.T) {
 	if v1 == 0 || i1 == 0 {
 		t.Fatalf("agent hook: version %d index %d", v1, i1)
 	}
-	h.apply(&Manage{Request: manager.Request{Verb: manager.Import, Object: manager.Hook, Name: "beg",
+	h.apply(&Manage{Request: model.ManagerRequest{Verb: manager.Import, Object: manager.Hook, Name: "beg",
 		ContentType: "application/x-executable", Content: "#!/bin/sh\nexit 0\n"}, Now: 7})
 	if v := h.snap().Config().HookVersion; v <= v1 || idx() <= i1 {
 		t.Errorf("import did not move the version: %d -> %d", v1, v)

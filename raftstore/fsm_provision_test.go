@@ -18,7 +18,7 @@ func provRegister(h *harness, host, boot string, image *string) {
 }
 
 func provRun(h *harness, id, host, aoe string) {
-	h.apply(&ApplyPlan{Now: 200, Runs: []RunJob{{JobID: id, Exec: []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: host, Host: host, AOE: aoe, Amounts: map[string]float64{"ncpus": 2}}}}}}}})
+	h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: id, Exec: []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: host, Host: host, AOE: aoe, Amounts: map[string]float64{"ncpus": 2}}}}}}}})
 }
 
 func TestProvisionOSLifecycle(t *testing.T) {
@@ -119,11 +119,11 @@ func BenchmarkProvisionDispatch(b *testing.B) {
 	ops := 0
 	for n := 0; n < b.N; n++ {
 		b.StopTimer()
-		var runs []RunJob
+		var runs []model.RunDecision
 		for i := 0; i < hosts; i++ {
 			id := apply(&SubmitJob{Job: testJob(fmt.Sprintf("t%d-%d", n, i)), Now: 2}).(string)
 			h := fmt.Sprintf("n%d", i)
-			runs = append(runs, RunJob{JobID: id, Exec: []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: h, Host: h, AOE: "app", Amounts: map[string]float64{"ncpus": 1}}}}}})
+			runs = append(runs, model.RunDecision{JobID: id, Exec: []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: h, Host: h, AOE: "app", Amounts: map[string]float64{"ncpus": 1}}}}}})
 		}
 		apply(&ApplyPlan{Now: 3, Runs: runs})
 		// Make the vnodes provisionable again next round.

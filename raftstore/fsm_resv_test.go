@@ -40,7 +40,7 @@ func TestResvConfirmStartEndMovesQueuedJobs(t *testing.T) {
 	registerNode(h, "n1", "2")
 	h.apply(&SubmitResv{Resv: testResv("r", 1000, 2000), Now: 100})
 	nodes := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "n1", Host: "n1", Amounts: map[string]float64{"ncpus": 2}}}}}
-	h.apply(&ApplyPlan{Now: 110, Resvs: []ResvDecision{{ID: "R0.svr", Confirm: true, Nodes: nodes}}})
+	h.apply(&ApplyPlan{Now: 110, Resvs: []model.ResvDecision{{ID: "R0.svr", Confirm: true, Nodes: nodes}}})
 	if r := h.snap().Reservation("R0.svr"); r.State != model.ResvConfirmed || len(r.Nodes) != 1 {
 		t.Fatalf("after confirmation: %+v", r)
 	}
@@ -75,14 +75,14 @@ func TestResvDenyAndDelete(t *testing.T) {
 	h := newHarness(t)
 	h.apply(&SubmitResv{Resv: testResv("a", 1000, 2000), Now: 100})
 	h.apply(&SubmitResv{Resv: testResv("b", 1000, 2000), Now: 100})
-	h.apply(&ApplyPlan{Now: 110, Resvs: []ResvDecision{{ID: "R0.svr", Reason: "no room"}}})
+	h.apply(&ApplyPlan{Now: 110, Resvs: []model.ResvDecision{{ID: "R0.svr", Reason: "no room"}}})
 	r := h.snap().Reservation("R0.svr")
 	if !r.Denied || r.Gone != 110 || r.Comment != "Reservation denied: no room" {
 		t.Errorf("denied: %+v", r)
 	}
 	j := testJob("q")
 	j.Queue = "R1"
-	h.apply(&ApplyPlan{Now: 110, Resvs: []ResvDecision{{ID: "R1.svr", Confirm: true}}})
+	h.apply(&ApplyPlan{Now: 110, Resvs: []model.ResvDecision{{ID: "R1.svr", Confirm: true}}})
 	jid := h.apply(&SubmitJob{Job: j, Now: 120}).(string)
 	if err := h.apply(&DeleteResv{ID: "R1.svr", Requestor: "alice@h", Now: 130}); err != nil {
 		t.Fatal(err)

@@ -97,7 +97,7 @@ func TestPlanRunsJobAndAccountsResources(t *testing.T) {
 	registerNode(h, "node1", "4")
 	id := h.apply(&SubmitJob{Job: testJob("a"), Now: 100}).(string)
 	exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 2}}}}}
-	if n := h.apply(&ApplyPlan{Now: 200, Runs: []RunJob{{JobID: id, Exec: exec}}}); n != 1 {
+	if n := h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: id, Exec: exec}}}); n != 1 {
 		t.Fatalf("plan started %v jobs, want 1", n)
 	}
 	j := h.snap().Job(id)
@@ -108,11 +108,11 @@ func TestPlanRunsJobAndAccountsResources(t *testing.T) {
 		t.Fatalf("vnode assigned %v jobs %v", v.Assigned, v.Jobs)
 	}
 	// A stale decision for the same job (already running) is skipped.
-	if n := h.apply(&ApplyPlan{Now: 201, Runs: []RunJob{{JobID: id, Exec: exec}}}); n != 0 {
+	if n := h.apply(&ApplyPlan{Now: 201, Runs: []model.RunDecision{{JobID: id, Exec: exec}}}); n != 0 {
 		t.Fatalf("stale decision applied")
 	}
-	h.apply(&JobEvents{Host: "node1", Now: 210, Events: []JobEvent{{JobID: id, Kind: "started", Run: 1, SessionID: 77}}})
-	h.apply(&JobEvents{Host: "node1", Now: 260, Events: []JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 0, Used: map[string]string{"walltime": "00:00:50"}}}})
+	h.apply(&JobEvents{Host: "node1", Now: 210, Events: []model.JobEvent{{JobID: id, Kind: "started", Run: 1, SessionID: 77}}})
+	h.apply(&JobEvents{Host: "node1", Now: 260, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 0, Used: map[string]string{"walltime": "00:00:50"}}}})
 	j = h.snap().Job(id)
 	if j.State != model.StateFinished || j.Substate != model.SubFinished || *j.Exit != 0 || j.SessionID != 77 {
 		t.Fatalf("finished job: %s/%d exit %v session %d", j.State, j.Substate, j.Exit, j.SessionID)
@@ -121,7 +121,7 @@ func TestPlanRunsJobAndAccountsResources(t *testing.T) {
 		t.Fatalf("resources not released: %v %v", v.Assigned, v.Jobs)
 	}
 	// A duplicate "ended" (agent retry after a lost reply) changes nothing.
-	h.apply(&JobEvents{Host: "node1", Now: 300, Events: []JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 5}}})
+	h.apply(&JobEvents{Host: "node1", Now: 300, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 5}}})
 	if j2 := h.snap().Job(id); *j2.Exit != 0 || j2.Obit != 260 {
 		t.Fatalf("duplicate event was applied: exit %d obit %d", *j2.Exit, j2.Obit)
 	}
@@ -133,7 +133,7 @@ func TestPlanSkipsDecisionThatNoLongerFits(t *testing.T) {
 	a := h.apply(&SubmitJob{Job: testJob("a"), Now: 100}).(string)
 	b := h.apply(&SubmitJob{Job: testJob("b"), Now: 100}).(string)
 	exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 2}}}}}
-	n := h.apply(&ApplyPlan{Now: 200, Runs: []RunJob{{JobID: a, Exec: exec}, {JobID: b, Exec: exec}}})
+	n := h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: a, Exec: exec}, {JobID: b, Exec: exec}}})
 	if n != 1 {
 		t.Fatalf("started %v, want only the first of two 2-cpu jobs on a 2-cpu vnode", n)
 	}
@@ -148,7 +148,7 @@ func TestDeleteQueuedAndRunning(t *testing.T) {
 	q := h.apply(&SubmitJob{Job: testJob("q"), Now: 100}).(string)
 	r := h.apply(&SubmitJob{Job: testJob("r"), Now: 100}).(string)
 	exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 2}}}}}
-	h.apply(&ApplyPlan{Now: 200, Runs: []RunJob{{JobID: r, Exec: exec}}})
+	h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: r, Exec: exec}}})
 
 	if err := h.apply(&DeleteJob{JobID: "99.svr", Now: 300}); err.(*model.PBSError).Code != model.PBSEUnknownJobID {
 		t.Fatalf("unknown job delete: %v", err)
@@ -164,7 +164,7 @@ func TestDeleteQueuedAndRunning(t *testing.T) {
 	if j := h.snap().Job(r); !j.KillRequested || j.State != model.StateRunning {
 		t.Fatalf("running job after qdel: kill=%v state=%s", j.KillRequested, j.State)
 	}
-	h.apply(&JobEvents{Host: "node1", Now: 310, Events: []JobEvent{{JobID: r, Kind: "ended", Run: 1, Exit: 271}}})
+	h.apply(&JobEvents{Host: "node1", Now: 310, Events: []model.JobEvent{{JobID: r, Kind: "ended", Run: 1, Exit: 271}}})
 	if j := h.snap().Job(r); j.Substate != model.SubTerminated || *j.Exit != 271 {
 		t.Fatalf("killed job: %d exit %v", j.Substate, *j.Exit)
 	}
@@ -179,8 +179,8 @@ func TestRegisterAfterRebootRequeuesLostJobs(t *testing.T) {
 	registerNode(h, "node1", "4")
 	id := h.apply(&SubmitJob{Job: testJob("a"), Now: 100}).(string)
 	exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 2}}}}}
-	h.apply(&ApplyPlan{Now: 200, Runs: []RunJob{{JobID: id, Exec: exec}}})
-	h.apply(&JobEvents{Host: "node1", Now: 210, Events: []JobEvent{{JobID: id, Kind: "started", Run: 1}}})
+	h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: id, Exec: exec}}})
+	h.apply(&JobEvents{Host: "node1", Now: 210, Events: []model.JobEvent{{JobID: id, Kind: "started", Run: 1}}})
 	h.apply(&HostDown{Host: "node1", Now: 300, Comment: "node down"})
 	if st := h.snap().Vnode("node1").State; st&model.NodeDown == 0 {
 		t.Fatalf("state after HostDown = %s", st)
@@ -232,7 +232,7 @@ func TestApplyIsDeterministic(t *testing.T) {
 		registerNode(h, "node1", "4")
 		id := h.apply(&SubmitJob{Job: testJob("a"), Now: 100}).(string)
 		exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 2}}}}}
-		h.apply(&ApplyPlan{Now: 200, Runs: []RunJob{{JobID: id, Exec: exec}}})
+		h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: id, Exec: exec}}})
 	}
 	if dump(t, a.snap()) != dump(t, b.snap()) {
 		t.Fatal("two FSMs applying the same log diverged")
@@ -270,7 +270,7 @@ func TestHostWorkIndexMovesOnlyForThatHost(t *testing.T) {
 	}
 	id := h.apply(&SubmitJob{Job: testJob("a"), Now: 100}).(string)
 	exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 1}}}}}
-	h.apply(&ApplyPlan{Now: 200, Runs: []RunJob{{JobID: id, Exec: exec}}})
+	h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: id, Exec: exec}}})
 	if after, _ := h.snap().TableIndex(HostWorkKey("node1")); after == before1 {
 		t.Errorf("node1's work index did not move when it got a job")
 	}

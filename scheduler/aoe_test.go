@@ -11,7 +11,7 @@ func onAOE(a string) vnodeOpt { return func(v *model.Vnode) { v.CurrentAOE = a }
 func provEnabled() vnodeOpt   { return func(v *model.Vnode) { v.ProvisionEnable = true } }
 
 // provExec renders a decision with the AOE marks: "(n1:aoe=A)+(n2)".
-func provExec(d Decision) string {
+func provExec(d model.RunDecision) string {
 	var chunks []string
 	for _, ec := range d.Exec {
 		var shares []string

@@ -125,7 +125,7 @@ func withKeys(t testing.TB, s *Snapshot, lines ...string) *Snapshot {
 
 // execOf renders a decision like exec_vnode, ncpus only and without mem:
 // "(n1:ncpus=2)+(n2:ncpus=1+n3:ncpus=1)".
-func execOf(d Decision) string {
+func execOf(d model.RunDecision) string {
 	var chunks []string
 	for _, ec := range d.Exec {
 		var shares []string
@@ -150,8 +150,8 @@ func runs(p *Plan) map[string]string {
 	return out
 }
 
-func comments(p *Plan) map[string]JobComment {
-	out := map[string]JobComment{}
+func comments(p *Plan) map[string]model.JobComment {
+	out := map[string]model.JobComment{}
 	for _, c := range p.Comments {
 		out[c.JobID] = c
 	}

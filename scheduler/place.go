@@ -6,7 +6,7 @@ import (
 
 // attempt is the scratch space of placing one job: per-chunk results and the
 // stamps that keep scatter/vscatter from reusing a host or vnode. It is
-// reused across jobs so a placement allocates only what the Decision keeps.
+// reused across jobs so a placement allocates only what the RunDecision keeps.
 type attempt struct {
 	out    [][]model.ExecChunk // per chunk index: one entry per copy
 	vstamp []uint32            // vnode used by this attempt when == cur

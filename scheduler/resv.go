@@ -25,14 +25,6 @@ import (
 // Unlike OpenPBS the cycle then goes on to run jobs: confirming a
 // reservation costs no cycle.
 
-// ResvDecision confirms (with the vnodes chosen) or denies a reservation.
-type ResvDecision struct {
-	ID      string
-	Confirm bool
-	Nodes   []model.ExecChunk
-	Reason  string
-}
-
 // Denial reasons (the server logs them; pbs_rsub -I shows DENIED).
 const (
 	msgResvPast     = "reservation end is in the past"
@@ -131,10 +123,10 @@ func (c *cycle) resvClass(r *model.Reservation) *class {
 }
 
 // confirm finds vnodes for every occurrence of r, or says why not.
-func (c *cycle) confirm(r *model.Reservation) ResvDecision {
+func (c *cycle) confirm(r *model.Reservation) model.ResvDecision {
 	now := c.snap.Now
-	deny := func(why string) ResvDecision {
-		return ResvDecision{ID: r.ID, Reason: resvFailPrefix + why}
+	deny := func(why string) model.ResvDecision {
+		return model.ResvDecision{ID: r.ID, Reason: resvFailPrefix + why}
 	}
 	if r.End <= now {
 		return deny(msgResvPast)
@@ -168,7 +160,7 @@ func (c *cycle) confirm(r *model.Reservation) ResvDecision {
 		s := r.Occurrences[k]
 		c.cal.addHold(c.st, holdReservation, exec, max(now, s-c.lead(r)), s+r.Duration, cl.excl)
 	}
-	return ResvDecision{ID: r.ID, Confirm: true, Nodes: exec}
+	return model.ResvDecision{ID: r.ID, Confirm: true, Nodes: exec}
 }
 
 // holdResv holds an active reservation's vnodes in the calendar: the

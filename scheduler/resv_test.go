@@ -21,8 +21,8 @@ func resv(t testing.TB, seq int64, sel string, start, end int64, st int, nodes .
 	return r
 }
 
-func decisions(p *Plan) map[string]ResvDecision {
-	out := map[string]ResvDecision{}
+func decisions(p *Plan) map[string]model.ResvDecision {
+	out := map[string]model.ResvDecision{}
 	for _, d := range p.Resvs {
 		out[d.ID] = d
 	}
@@ -46,7 +46,7 @@ func TestResvConfirmAndDeny(t *testing.T) {
 	}
 	p := Schedule(s)
 	d := decisions(p)
-	if !d["R10.svr"].Confirm || execOf(Decision{Exec: d["R10.svr"].Nodes}) != "(n1:ncpus=2)" {
+	if !d["R10.svr"].Confirm || execOf(model.RunDecision{Exec: d["R10.svr"].Nodes}) != "(n1:ncpus=2)" {
 		t.Errorf("R10: %+v", d["R10.svr"])
 	}
 	if d["R11.svr"].Confirm || d["R11.svr"].Reason != resvFailPrefix+msgResvNoFit {

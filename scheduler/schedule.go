@@ -51,15 +51,7 @@ type started struct {
 // and never modifies the snapshot's jobs or vnodes.
 func Schedule(s *Snapshot) *Plan {
 	c := newCycle(s)
-	order := policy.JobOrder{
-		ByQueue:       s.Config.ByQueue,
-		RoundRobin:    s.Config.RoundRobin,
-		QueuePriority: queuePriorities(s.Queues),
-		SortKeys:      s.Config.JobSortKeys,
-		Formula:       s.Config.JobSortFormula,
-		Defs:          c.defs,
-		Now:           s.Now,
-	}
+	order := JobOrder(s)
 	// Reservation hook point (resv.go): confirm or deny new reservations,
 	// run the jobs of running ones on their vnodes, and hold reserved
 	// vnodes in the calendar. It returns the other queued jobs.
@@ -101,14 +93,6 @@ func newCycle(s *Snapshot) *cycle {
 	c.att.vstamp = make([]uint32, len(s.Vnodes))
 	c.att.hstamp = make([]uint32, len(st.hosts))
 	return c
-}
-
-func queuePriorities(qs map[string]Queue) map[string]int {
-	out := make(map[string]int, len(qs))
-	for name, q := range qs {
-		out[name] = q.Priority
-	}
-	return out
 }
 
 // verdict is the outcome of trying to start a job now.

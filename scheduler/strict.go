@@ -63,7 +63,7 @@ func (c *cycle) considerAs(j *model.Job, formula float64, runID string) bool {
 		exec, v = c.run(cl, dur)
 		if v == ran {
 			c.markProvision(j, cl, exec) // provisioning hook point (aoe.go)
-			c.plan.Runs = append(c.plan.Runs, Decision{JobID: runID, Exec: exec, Exclusive: cl.excl})
+			c.plan.Runs = append(c.plan.Runs, model.RunDecision{JobID: runID, Exec: exec, Exclusive: cl.excl})
 			return true
 		}
 		if v == noFit {
@@ -126,7 +126,7 @@ func (c *cycle) considerAs(j *model.Job, formula float64, runID string) bool {
 func (c *cycle) comment(j *model.Job, text string, never bool) {
 	text, never = c.provComment(j, text, never) // provisioning hook point (aoe.go)
 	if never || text != j.Comment {
-		c.plan.Comments = append(c.plan.Comments, JobComment{JobID: j.ID, Comment: text, NeverRun: never})
+		c.plan.Comments = append(c.plan.Comments, model.JobComment{JobID: j.ID, Comment: text, NeverRun: never})
 	}
 }
 
@@ -196,7 +196,7 @@ func (c *cycle) runningEnd(j *model.Job) int64 {
 // the search finds an earlier start. So lower-priority work can never
 // move a top job's start later; only higher-priority jobs, vnodes going
 // away or running jobs overrunning their walltime can.
-func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (JobEstimate, bool) {
+func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (model.JobEstimate, bool) {
 	if c.cal == nil {
 		c.cal = c.newCalendar()
 	}
@@ -211,7 +211,7 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (JobEstimate, bool)
 	}
 	p := &c.cal.prof
 	if !c.anyEligible(cl) {
-		return JobEstimate{}, false // a chunk only fits vnodes that take no jobs
+		return model.JobEstimate{}, false // a chunk only fits vnodes that take no jobs
 	}
 	fitTo := 0 // steps [i, fitTo) are known to have the job's total free
 	for i := 1; i < len(p.ts) && p.ts[i] < keep; i++ {
@@ -231,7 +231,7 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (JobEstimate, bool)
 		}
 		if exec, ok := c.tryAt(cl, t, u); ok {
 			c.cal.addHold(c.st, holdTopJob, exec, t, u, cl.excl)
-			return JobEstimate{JobID: j.ID, Start: t, Exec: exec, Top: true}, true
+			return model.JobEstimate{JobID: j.ID, Start: t, Exec: exec, Top: true}, true
 		}
 		if cl.tryFail == nil {
 			cl.tryFail = map[int64]int64{}
@@ -241,10 +241,10 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (JobEstimate, bool)
 		}
 	}
 	if keep == forever {
-		return JobEstimate{}, false
+		return model.JobEstimate{}, false
 	}
 	c.cal.addHoldRows(keepRows, keep, end(keep, dur), cl.excl)
-	return JobEstimate{JobID: j.ID, Start: keep, Exec: j.EstExec, Top: true}, true
+	return model.JobEstimate{JobID: j.ID, Start: keep, Exec: j.EstExec, Top: true}, true
 }
 
 // tryAt places cl in the window [t, u) without committing anything.
@@ -342,7 +342,7 @@ func (c *cycle) planFits(exec []model.ExecChunk, t, u int64, excl bool) ([]planR
 }
 
 // setEstimate records a top job's estimate when it changed.
-func (c *cycle) setEstimate(j *model.Job, e JobEstimate) {
+func (c *cycle) setEstimate(j *model.Job, e model.JobEstimate) {
 	if j.TopJob && j.EstStart == e.Start && sameExec(j.EstExec, e.Exec) {
 		return
 	}
@@ -352,7 +352,7 @@ func (c *cycle) setEstimate(j *model.Job, e JobEstimate) {
 // clearTop clears the estimate of a job that is no longer a top job.
 func (c *cycle) clearTop(j *model.Job) {
 	if j.TopJob || j.EstStart != 0 || len(j.EstExec) > 0 {
-		c.plan.Estimates = append(c.plan.Estimates, JobEstimate{JobID: j.ID})
+		c.plan.Estimates = append(c.plan.Estimates, model.JobEstimate{JobID: j.ID})
 	}
 }
 

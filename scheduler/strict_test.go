@@ -52,15 +52,15 @@ func strict(s *Snapshot, depth int) *Snapshot {
 	return s
 }
 
-func estimates(p *Plan) map[string]JobEstimate {
-	out := map[string]JobEstimate{}
+func estimates(p *Plan) map[string]model.JobEstimate {
+	out := map[string]model.JobEstimate{}
 	for _, e := range p.Estimates {
 		out[e.JobID] = e
 	}
 	return out
 }
 
-func estExec(e JobEstimate) string { return execOf(Decision{Exec: e.Exec}) }
+func estExec(e model.JobEstimate) string { return execOf(model.RunDecision{Exec: e.Exec}) }
 
 func TestStrictOrdering(t *testing.T) {
 	type want struct {

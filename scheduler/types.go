@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"time"
-
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/policy"
 )
@@ -83,49 +81,13 @@ type Config struct {
 	DefaultWalltime int64
 }
 
-// Decision runs one job on the given chunks.
-type Decision struct {
-	JobID string
-	// Exec lists one ExecChunk per chunk copy, in select order. Under
-	// place=exclhost the other vnodes of each host the job touches are added,
-	// with no amounts, as extra shares of the job's first chunk on that host,
-	// so that every vnode the job holds appears in Exec.
-	Exec []model.ExecChunk
-	// Exclusive is set when the job holds every vnode of Exec exclusively
-	// (place=excl or exclhost): the server records it in Vnode.ExclusiveJob.
-	Exclusive bool
-}
-
-// JobComment sets a job's comment. NeverRun marks the job as impossible to
-// run with the current vnodes (the server records the snapshot's Epoch).
-type JobComment struct {
-	JobID    string
-	Comment  string
-	NeverRun bool
-}
-
-// JobEstimate sets (Top) or clears (!Top, zero Start and Exec) a queued
-// job's estimated.start_time, estimated.exec_vnode and topjob. Only changes
-// are listed.
-type JobEstimate struct {
-	JobID string
-	Start int64
-	Exec  []model.ExecChunk
-	Top   bool
-}
-
-// Note is the scheduler log line PBS writes for a top job.
-func (e JobEstimate) Note() string {
-	return "Job is a top job and will run at " + time.Unix(e.Start, 0).Format("Mon Jan _2 15:04:05 2006")
-}
-
 // Plan is the outcome of one cycle; the server commits it as one Raft entry.
 type Plan struct {
-	Runs      []Decision
-	Comments  []JobComment
-	Estimates []JobEstimate
+	Runs      []model.RunDecision
+	Comments  []model.JobComment
+	Estimates []model.JobEstimate
 	// Resvs confirm or deny unconfirmed reservations (resv.go).
-	Resvs []ResvDecision
+	Resvs []model.ResvDecision
 }
 
 // Empty reports whether the plan changes nothing.

@@ -184,13 +184,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, id *Identi
 			return nil, model.Errorf(model.PBSEPerm, "(job %s does not run on %s)", e.JobID, id.Host)
 		}
 	}
-	cmd := &raftstore.JobEvents{Host: req.Host, Now: s.now().Unix()}
-	for _, e := range req.Events {
-		cmd.Events = append(cmd.Events, raftstore.JobEvent{
-			JobID: e.JobID, Kind: e.Kind, Run: e.Run, SessionID: e.SessionID,
-			Exit: e.Exit, Used: e.Used, Comment: e.Comment,
-		})
-	}
+	cmd := &raftstore.JobEvents{Host: req.Host, Events: req.Events, Now: s.now().Unix()}
 	s.heard(req.Host)
 	_, err := s.apply(cmd)
 	return nil, err

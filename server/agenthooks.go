@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strata-hpc/strata/hooks"
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/raftstore"
 	"github.com/strata-hpc/strata/raftstore/manager"
@@ -36,7 +35,7 @@ func (s *Server) handleAgentHooks(w http.ResponseWriter, r *http.Request, id *Id
 	out := api.HooksResponse{Version: cfg.HookVersion, Hooks: []model.Hook{}}
 	for _, name := range model.SortedKeys(cfg.Hooks) {
 		h := cfg.Hooks[name]
-		if hooks.RunsOnAgents(&h) {
+		if model.HookRunsOnAgents(&h) {
 			out.Hooks = append(out.Hooks, h)
 		}
 	}
@@ -68,9 +67,9 @@ func (s *Server) handleHookAction(w http.ResponseWriter, r *http.Request, id *Id
 		return nil, model.Errorf(model.PBSEUnknownNode, "%s", req.Host)
 	}
 	for _, v := range vnodes {
-		mreq := manager.Request{Verb: manager.Set, Object: manager.Node, Name: v.Name}
+		mreq := model.ManagerRequest{Verb: manager.Set, Object: manager.Node, Name: v.Name}
 		if req.Action == api.HookOffline {
-			mreq.Attrs = []manager.Attr{
+			mreq.Attrs = []model.ManagerAttr{
 				{Name: "state", Op: "+=", Value: "offline"},
 				{Name: "comment", Op: "=", Value: hookOfflinePrefix + req.Hook + "' due to hook error"},
 			}
@@ -80,7 +79,7 @@ func (s *Server) handleHookAction(w http.ResponseWriter, r *http.Request, id *Id
 			if v.State&model.NodeOffline == 0 || !strings.HasPrefix(v.Comment, hookOfflinePrefix) {
 				continue
 			}
-			mreq.Attrs = []manager.Attr{{Name: "state", Op: "-=", Value: "offline"}, {Name: "comment"}}
+			mreq.Attrs = []model.ManagerAttr{{Name: "state", Op: "-=", Value: "offline"}, {Name: "comment"}}
 		}
 		s.logger.Printf("hook %s (%s) on %s: %s vnode %s", req.Hook, req.Event, req.Host, req.Action, v.Name)
 		if _, err := s.apply(&raftstore.Manage{Request: mreq, Now: s.now().Unix()}); err != nil {

@@ -178,8 +178,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 	})
 	ctx := context.Background()
 	// Nothing may change behind the test's back: no scheduling cycles.
-	if err := ts.root.Manage(ctx, &manager.Request{Verb: manager.Set, Object: manager.Server,
-		Attrs: []manager.Attr{{Name: "scheduling", Op: "=", Value: "false"}}}); err != nil {
+	if err := ts.root.Manage(ctx, &model.ManagerRequest{Verb: manager.Set, Object: manager.Server,
+		Attrs: []model.ManagerAttr{{Name: "scheduling", Op: "=", Value: "false"}}}); err != nil {
 		t.Fatal(err)
 	}
 	n := 0

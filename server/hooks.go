@@ -18,7 +18,7 @@ import (
 // Accepted changes of earlier hooks are returned (queuejob applies them).
 func (s *Server) runServerHooks(ctx context.Context, cfg *model.ServerConfig, ev hooks.Event) ([]hooks.Outcome, error) {
 	var outs []hooks.Outcome
-	for _, h := range hooks.Ordered(cfg.Hooks, ev.Type) {
+	for _, h := range model.OrderedHooks(cfg.Hooks, ev.Type) {
 		h := h
 		var cred *hooks.Credential
 		if h.User == "pbsuser" && ev.Job != nil {
@@ -83,7 +83,7 @@ func applyHookChanges(j *model.Job, changes map[string]string, defs model.Resour
 // queuejobHooks runs queuejob hooks on a job about to be submitted and
 // applies their changes.
 func (s *Server) queuejobHooks(ctx context.Context, j *model.Job, id *Identity, cfg *model.ServerConfig) error {
-	if len(hooks.Ordered(cfg.Hooks, "queuejob")) == 0 {
+	if len(model.OrderedHooks(cfg.Hooks, "queuejob")) == 0 {
 		return nil
 	}
 	outs, err := s.runServerHooks(ctx, cfg, hooks.Event{Type: "queuejob", Requestor: requestor(id), Job: j})
@@ -102,7 +102,7 @@ func (s *Server) queuejobHooks(ctx context.Context, j *model.Job, id *Identity, 
 // movejob, dest is the destination queue: the hook sees the job in it and
 // the queue it leaves as src_queue.
 func (s *Server) jobHooks(ctx context.Context, event string, j *model.Job, dest string, id *Identity, cfg *model.ServerConfig) error {
-	if len(hooks.Ordered(cfg.Hooks, event)) == 0 {
+	if len(model.OrderedHooks(cfg.Hooks, event)) == 0 {
 		return nil
 	}
 	ev := hooks.Event{Type: event, Requestor: requestor(id), Job: j}
@@ -127,7 +127,7 @@ func (s *Server) ResvsubHooks(ctx context.Context, requestor string) error {
 // rejects becomes a comment with the hook's message, and the job stays
 // queued.
 func (s *Server) runjobHooks(cfg *model.ServerConfig, snap *raftstore.StateSnapshot, cmd *raftstore.ApplyPlan) {
-	if len(hooks.Ordered(cfg.Hooks, "runjob")) == 0 {
+	if len(model.OrderedHooks(cfg.Hooks, "runjob")) == 0 {
 		return
 	}
 	kept := cmd.Runs[:0]
@@ -144,7 +144,7 @@ func (s *Server) runjobHooks(cfg *model.ServerConfig, snap *raftstore.StateSnaps
 		}
 		_, err := s.runServerHooks(context.Background(), cfg, hooks.Event{Type: "runjob", Requestor: "Scheduler@" + s.hostname, Job: j, Vnodes: vnodes})
 		if err != nil {
-			cmd.Comments = append(cmd.Comments, raftstore.JobComment{JobID: r.JobID, Comment: "Not Running: " + err.Error()})
+			cmd.Comments = append(cmd.Comments, model.JobComment{JobID: r.JobID, Comment: "Not Running: " + err.Error()})
 			continue
 		}
 		kept = append(kept, r)
@@ -158,7 +158,7 @@ func (s *Server) periodicLoop(ctx context.Context) {
 	every(ctx, time.Second, false, func() {
 		cfg := s.state().Config()
 		now := time.Now()
-		for _, h := range hooks.Ordered(cfg.Hooks, "periodic") {
+		for _, h := range model.OrderedHooks(cfg.Hooks, "periodic") {
 			h := h
 			if now.Sub(last[h.Name]) < time.Duration(h.Freq)*time.Second {
 				continue

@@ -218,7 +218,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, id *Identity)
 	}
 	snap := s.state()
 	now := s.now().Unix()
-	var run raftstore.RunJob
+	var run model.RunDecision
 	if len(req.Vnodes) > 0 {
 		if run, err = execOnVnodes(j, req.Vnodes, snap); err != nil {
 			return nil, err
@@ -237,15 +237,15 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, id *Identity)
 			return nil, &model.PBSError{Code: model.PBSEResourceUnavail, Msg: msg}
 		}
 		d := plan.Runs[0]
-		run = raftstore.RunJob{JobID: j.ID, Exec: d.Exec, Exclusive: d.Exclusive}
+		run = model.RunDecision{JobID: j.ID, Exec: d.Exec, Exclusive: d.Exclusive}
 	}
 	_, err = s.apply(&raftstore.RunJobNow{Run: run, Requestor: requestor(id), Now: now})
 	return nil, err
 }
 
 // execOnVnodes places copy i of the job's chunks on vnodes[i mod n].
-func execOnVnodes(j *model.Job, vnodes []string, snap *raftstore.StateSnapshot) (raftstore.RunJob, error) {
-	run := raftstore.RunJob{JobID: j.ID, Exclusive: j.Place.Sharing == "excl" || j.Place.Sharing == "exclhost"}
+func execOnVnodes(j *model.Job, vnodes []string, snap *raftstore.StateSnapshot) (model.RunDecision, error) {
+	run := model.RunDecision{JobID: j.ID, Exclusive: j.Place.Sharing == "excl" || j.Place.Sharing == "exclhost"}
 	for _, name := range vnodes {
 		if snap.Vnode(name) == nil {
 			return run, model.Errorf(model.PBSEUnknownNode, " %s", name) // "Unknown node  <name>", as PBS appends names

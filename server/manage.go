@@ -27,7 +27,7 @@ var operatorAttrs = map[string]map[string]bool{
 
 // mayManage reports whether id may make the change: managers may make any,
 // operators only set/unset the attributes in operatorAttrs.
-func mayManage(id *Identity, cfg *model.ServerConfig, req *manager.Request) bool {
+func mayManage(id *Identity, cfg *model.ServerConfig, req *model.ManagerRequest) bool {
 	if isManager(id, cfg) {
 		return true
 	}
@@ -44,7 +44,7 @@ func mayManage(id *Identity, cfg *model.ServerConfig, req *manager.Request) bool
 }
 
 func (s *Server) handleManage(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
-	var req manager.Request
+	var req model.ManagerRequest
 	if err := decodeBody(r, &req); err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (s *Server) handleManage(w http.ResponseWriter, r *http.Request, id *Identi
 	return nil, nil
 }
 
-func attrNames(as []manager.Attr) string {
+func attrNames(as []model.ManagerAttr) string {
 	names := make([]string, len(as))
 	for i, a := range as {
 		names[i] = a.Key()
@@ -87,17 +87,17 @@ func (s *Server) handleDescribe(w http.ResponseWriter, r *http.Request, id *Iden
 	if withContent && !isManager(id, &cfg) {
 		return nil, model.Err(model.PBSEPerm)
 	}
-	var out []manager.Object
+	var out []model.ConfigObject
 	switch q.Get("object") {
 	case manager.Server:
 		o := manager.DescribeServer(&cfg)
 		info := s.serverInfo(snap)
-		o.Items = append([]manager.Item{
+		o.Items = append([]model.ConfigItem{
 			{Name: "server_state", Values: []string{info.State}, ReadOnly: true},
 			{Name: "total_jobs", Values: []string{strconv.Itoa(info.TotalJobs)}, ReadOnly: true},
 			{Name: "state_count", Values: []string{stateCount(info.StateCount)}, ReadOnly: true},
 		}, o.Items...)
-		o.Items = append(o.Items, manager.Item{Name: "pbs_version", Values: []string{info.Version}, ReadOnly: true})
+		o.Items = append(o.Items, model.ConfigItem{Name: "pbs_version", Values: []string{info.Version}, ReadOnly: true})
 		out = append(out, o)
 	case manager.Queue:
 		if len(names) == 0 {
@@ -112,7 +112,7 @@ func (s *Server) handleDescribe(w http.ResponseWriter, r *http.Request, id *Iden
 			o := manager.DescribeQueue(&qc)
 			for _, qi := range info.Queues {
 				if qi.Name == n {
-					o.Items = append(o.Items[:1:1], append([]manager.Item{
+					o.Items = append(o.Items[:1:1], append([]model.ConfigItem{
 						{Name: "total_jobs", Values: []string{strconv.Itoa(qi.TotalJobs)}, ReadOnly: true},
 						{Name: "state_count", Values: []string{stateCount(qi.StateCount)}, ReadOnly: true},
 					}, o.Items[1:]...)...)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"github.com/strata-hpc/strata/hooks"
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/raftstore"
 	"github.com/strata-hpc/strata/scheduler"
@@ -10,7 +9,7 @@ import (
 // provisionHook returns the enabled provision hook with a script, or nil:
 // the server's provision_enable is true exactly when it exists.
 func provisionHook(cfg *model.ServerConfig) *model.Hook {
-	for _, h := range hooks.Ordered(cfg.Hooks, "provision") {
+	for _, h := range model.OrderedHooks(cfg.Hooks, "provision") {
 		if h.Enabled && h.Script != "" {
 			h := h
 			return &h

@@ -154,7 +154,7 @@ func sshCommand(h *model.Hook, ev hooks.Event) string {
 	}
 	sort.Strings(vars)
 	run := `"$f"`
-	if h.ContentType == hooks.ContentPython {
+	if h.ContentType == model.HookContentPython {
 		run = `python3 "$f"`
 	}
 	script := base64.StdEncoding.EncodeToString([]byte(h.Script))

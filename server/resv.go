@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/model/rrule"
 	"github.com/strata-hpc/strata/raftstore"
 	"github.com/strata-hpc/strata/server/api"
 )
@@ -133,7 +134,7 @@ func buildResv(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerConfig
 		if req.TZ == "" {
 			return nil, &model.PBSError{Code: model.PBSEBadTimeSpec, Msg: "PBS_TZID environment variable is not set"}
 		}
-		occ, err := expandRRule(req.RRule, req.TZ, start)
+		occ, err := rrule.Expand(req.RRule, req.TZ, start)
 		if err != nil {
 			return nil, &model.PBSError{Code: model.PBSEBadTimeSpec, Msg: "Bad time specification(s): " + err.Error()}
 		}

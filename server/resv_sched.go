@@ -18,11 +18,11 @@ func liveReservations(snap *raftstore.StateSnapshot) []*model.Reservation {
 	return out
 }
 
-// resvPlan copies the scheduler's reservation verdicts into the plan's
+// resvPlan puts the scheduler's reservation verdicts into the plan's
 // command and writes the server log lines.
 func (s *Server) resvPlan(plan *scheduler.Plan, cmd *raftstore.ApplyPlan) {
+	cmd.Resvs = plan.Resvs
 	for _, d := range plan.Resvs {
-		cmd.Resvs = append(cmd.Resvs, raftstore.ResvDecision{ID: d.ID, Confirm: d.Confirm, Nodes: d.Nodes, Reason: d.Reason})
 		if d.Confirm {
 			s.logger.Printf("%s;Reservation confirmed", d.ID)
 		} else {

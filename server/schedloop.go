@@ -57,15 +57,9 @@ func (s *Server) cycle() error {
 	if plan.Empty() {
 		return nil
 	}
-	cmd := &raftstore.ApplyPlan{Now: in.Now, Epoch: in.Epoch}
-	for _, d := range plan.Runs {
-		cmd.Runs = append(cmd.Runs, raftstore.RunJob{JobID: d.JobID, Exec: d.Exec, Exclusive: d.Exclusive})
-	}
-	for _, c := range plan.Comments {
-		cmd.Comments = append(cmd.Comments, raftstore.JobComment{JobID: c.JobID, Comment: c.Comment, NeverRun: c.NeverRun})
-	}
+	// The plan's types are the command's (model/plan.go): no conversion.
+	cmd := &raftstore.ApplyPlan{Now: in.Now, Epoch: in.Epoch, Runs: plan.Runs, Comments: plan.Comments, Estimates: plan.Estimates}
 	for _, e := range plan.Estimates {
-		cmd.Estimates = append(cmd.Estimates, raftstore.JobEstimate{JobID: e.JobID, Start: e.Start, Exec: e.Exec, Top: e.Top})
 		if e.Top {
 			s.logger.Printf("%s;%s", e.JobID, e.Note())
 		}
@@ -93,17 +87,18 @@ func buildSnapshot(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot
 		Reservations: liveReservations(snap),
 	}
 	for name, q := range cfg.Queues {
-		in.Queues[name] = scheduler.Queue{Name: name, Priority: q.Priority, BackfillDepth: q.BackfillDepth}
+		in.Queues[name] = scheduler.Queue{Name: name, Priority: q.Priority, BackfillDepth: q.BackfillDepth,
+			DefaultWalltime: defaultWalltime(q.ResourcesDefault)}
 	}
 	for _, st := range []string{model.StateRunning, model.StateSuspended, model.StateExiting} {
 		in.Running = append(in.Running, snap.JobsInState(st)...)
 	}
 	// max_run is applied here: a job over its limits is not a candidate.
-	// Candidates are admitted in job order (queue priority, job priority,
-	// submission) so the limit keeps the jobs the scheduler would pick.
+	// Candidates are admitted in the scheduler's own job order (the same
+	// function Schedule ranks with) so the limit keeps the jobs the
+	// scheduler would pick.
 	allow := runAllowance(&cfg, in.Running)
-	order := policy.JobOrder{ByQueue: in.Config.ByQueue, QueuePriority: queuePriorities(cfg.Queues)}
-	for _, j := range order.SortJobs(schedulableJobs(snap)) {
+	for _, j := range scheduler.JobOrder(in).SortJobs(schedulableJobs(snap)) {
 		if q, ok := cfg.Queues[j.Queue]; ok && q.Started && allow(j) {
 			in.Queued = append(in.Queued, j)
 		}
@@ -137,20 +132,20 @@ func schedConfig(cfg *model.ServerConfig) scheduler.Config {
 			out.FormulaThreshold = sc.JobSortFormulaThreshold
 		}
 	}
-	if w, ok := cfg.ResourcesDefault["walltime"]; ok {
-		if secs, err := model.ParseDuration(w); err == nil {
-			out.DefaultWalltime = secs
-		}
-	}
+	out.DefaultWalltime = defaultWalltime(cfg.ResourcesDefault)
 	return out
 }
 
-func queuePriorities(qs map[string]model.QueueConfig) map[string]int {
-	out := make(map[string]int, len(qs))
-	for name, q := range qs {
-		out[name] = q.Priority
+// defaultWalltime is resources_default.walltime in seconds (of the server
+// or a queue), 0 when unset or unparsable (the scheduler then falls back
+// to the next level, see scheduler.Queue.DefaultWalltime).
+func defaultWalltime(defaults map[string]string) int64 {
+	if w, ok := defaults["walltime"]; ok {
+		if secs, err := model.ParseDuration(w); err == nil && secs > 0 {
+			return secs
+		}
 	}
-	return out
+	return 0
 }
 
 // schedulerIteration is the replicated scheduler_iteration, or the file's.

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/pki"
 	"github.com/strata-hpc/strata/raftstore/manager"
 	"github.com/strata-hpc/strata/server/api"
@@ -68,8 +69,8 @@ func startTestServer(t *testing.T, tune func(*Config)) *testServer {
 	// the server's comment goes through.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		err := ts.root.Manage(ctx, &manager.Request{Verb: manager.Set, Object: manager.Server,
-			Attrs: []manager.Attr{{Name: "comment", Op: "=", Value: "test"}}})
+		err := ts.root.Manage(ctx, &model.ManagerRequest{Verb: manager.Set, Object: manager.Server,
+			Attrs: []model.ManagerAttr{{Name: "comment", Op: "=", Value: "test"}}})
 		if err == nil {
 			break
 		}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/internal/fuzzcheck"
-	"github.com/strata-hpc/strata/raftstore/manager"
+	"github.com/strata-hpc/strata/model"
 )
 
 // formatQmgr writes a parsed set/unset/list/create directive back as qmgr
@@ -108,7 +108,7 @@ func FuzzQmgrValue(f *testing.F) {
 		if perr != nil {
 			t.Fatalf("value %q: %q does not parse: %+v", v, line, perr)
 		}
-		want := []manager.Attr{{Name: "comment", Op: "=", Value: v}}
+		want := []model.ManagerAttr{{Name: "comment", Op: "=", Value: v}}
 		if !reflect.DeepEqual(d.attrs, want) {
 			t.Fatalf("value %q: %q parses as %+v", v, line, d.attrs)
 		}

@@ -13,13 +13,12 @@ import (
 	"strings"
 
 	"github.com/strata-hpc/strata/model"
-	"github.com/strata-hpc/strata/raftstore/manager"
 	"github.com/strata-hpc/strata/server/api"
 )
 
 // qmgrServer is the part of the API qmgr needs; *api.Client has it.
 type qmgrServer interface {
-	Manage(ctx context.Context, req *manager.Request) error
+	Manage(ctx context.Context, req *model.ManagerRequest) error
 	Describe(ctx context.Context, object string, names []string, content bool) (*api.DescribeResponse, error)
 }
 
@@ -256,7 +255,7 @@ func (q *qmgr) change(d *qmgrDirective) bool {
 	if !ok || names == nil {
 		return ok
 	}
-	req := manager.Request{Verb: d.verb, Object: d.object, Attrs: d.attrs}
+	req := model.ManagerRequest{Verb: d.verb, Object: d.object, Attrs: d.attrs}
 	if d.verb == "import" {
 		content, err := q.importContent(d)
 		if err != nil {
@@ -328,7 +327,7 @@ func (q *qmgr) serverError(name, object string, err error) bool {
 	}
 	q.errorf("qmgr obj=%s svr=%s: %s\n", name, q.svr, pe.Msg)
 	q.errorf("qmgr: Error (%d) returned from server\n", pe.Code)
-	if manager.IsHookError(pe.Code) {
+	if pe.Code == model.PBSEHookError {
 		q.errorf("qmgr: hook error returned from server\n")
 	}
 	return q.fail(pe.ExitCode(), 2)
@@ -356,7 +355,7 @@ func (q *qmgr) show(d *qmgrDirective) bool {
 	w := q.env.Stdout
 	var failed error
 	failedName := ""
-	get := func(object string, names []string, content bool) []manager.Object {
+	get := func(object string, names []string, content bool) []model.ConfigObject {
 		if failed != nil {
 			return nil
 		}

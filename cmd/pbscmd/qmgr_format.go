@@ -6,14 +6,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/strata-hpc/strata/raftstore/manager"
+	"github.com/strata-hpc/strata/model"
 )
 
 // writeList writes objects in qmgr's list layout: "Type name", then
 // "    attr = value" lines (values folded at a comma past column 80 onto a
 // TAB-indented line), then an empty line. only, if non-empty, restricts the
 // attributes shown.
-func writeList(w io.Writer, objs []manager.Object, only []manager.Attr) {
+func writeList(w io.Writer, objs []model.ConfigObject, only []model.ManagerAttr) {
 	for _, o := range objs {
 		fmt.Fprintf(w, "%s %s\n", o.Type, o.Name)
 		for _, it := range o.Items {
@@ -26,7 +26,7 @@ func writeList(w io.Writer, objs []manager.Object, only []manager.Attr) {
 	}
 }
 
-func wanted(name string, only []manager.Attr) bool {
+func wanted(name string, only []model.ManagerAttr) bool {
 	if len(only) == 0 {
 		return true
 	}
@@ -93,7 +93,7 @@ func quoteValue(v string) string {
 
 // writeSets writes the replayable "set" lines of one object: one "=" line
 // and a "+=" line per further list element. Read-only items are skipped.
-func writeSets(w io.Writer, object, name string, o manager.Object) {
+func writeSets(w io.Writer, object, name string, o model.ConfigObject) {
 	target := object
 	if name != "" {
 		target += " " + name
@@ -124,7 +124,7 @@ func banner(w io.Writer, lines ...string) {
 	fmt.Fprintln(w, "#")
 }
 
-func printResources(w io.Writer, objs []manager.Object) {
+func printResources(w io.Writer, objs []model.ConfigObject) {
 	if len(objs) == 0 {
 		return
 	}
@@ -136,7 +136,7 @@ func printResources(w io.Writer, objs []manager.Object) {
 	}
 }
 
-func printQueues(w io.Writer, objs []manager.Object) {
+func printQueues(w io.Writer, objs []model.ConfigObject) {
 	if len(objs) == 0 {
 		return
 	}
@@ -148,18 +148,18 @@ func printQueues(w io.Writer, objs []manager.Object) {
 	}
 }
 
-func printServer(w io.Writer, o manager.Object) {
+func printServer(w io.Writer, o model.ConfigObject) {
 	banner(w, "Set server attributes.")
 	writeSets(w, "server", "", o)
 }
 
-func printSched(w io.Writer, o manager.Object) {
+func printSched(w io.Writer, o model.ConfigObject) {
 	banner(w, "Set scheduler attributes.")
 	writeSets(w, "sched", "", o)
 }
 
 // printNodes writes "create node N Mom=..." and the manager-set attributes.
-func printNodes(w io.Writer, objs []manager.Object) {
+func printNodes(w io.Writer, objs []model.ConfigObject) {
 	banner(w, "Create nodes and set their properties.")
 	for _, o := range objs {
 		banner(w, "Create and define node "+o.Name)
@@ -176,7 +176,7 @@ func printNodes(w io.Writer, objs []manager.Object) {
 
 // printHooks writes hooks with their scripts as base64 "import ... -"
 // blocks, each ended by an empty line.
-func printHooks(w io.Writer, objs []manager.Object) {
+func printHooks(w io.Writer, objs []model.ConfigObject) {
 	banner(w, "Create hooks and set their properties.")
 	for _, o := range objs {
 		banner(w, "Create and define hook "+o.Name)

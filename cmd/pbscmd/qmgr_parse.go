@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/strata-hpc/strata/raftstore/manager"
+	"github.com/strata-hpc/strata/model"
 )
 
 // qmgrCommands and qmgrObjects are in the order PBS tries prefixes: the
@@ -19,7 +19,7 @@ type qmgrDirective struct {
 	verb   string
 	object string
 	names  []string // empty: the default (server) or active objects
-	attrs  []manager.Attr
+	attrs  []model.ManagerAttr
 	// import/export operands.
 	contentType, encoding, file string
 	text                        string // the qmgrDirective as typed (for -e and errors)
@@ -274,8 +274,8 @@ func isIdentByte(c byte) bool {
 }
 
 // parseAttrs reads "name[.res] OP value, ..." (withValues) or "name[.res], ...".
-func parseAttrs(sc *scanner, withValues bool) ([]manager.Attr, *qmgrParseError) {
-	var out []manager.Attr
+func parseAttrs(sc *scanner, withValues bool) ([]model.ManagerAttr, *qmgrParseError) {
+	var out []model.ManagerAttr
 	for {
 		sc.skipSpace()
 		start := sc.pos
@@ -285,7 +285,7 @@ func parseAttrs(sc *scanner, withValues bool) ([]manager.Attr, *qmgrParseError) 
 		if sc.pos == start {
 			return nil, &qmgrParseError{class: 4, pos: sc.pos}
 		}
-		a := manager.Attr{Name: sc.s[start:sc.pos]}
+		a := model.ManagerAttr{Name: sc.s[start:sc.pos]}
 		if sc.pos < len(sc.s) && sc.s[sc.pos] == '.' {
 			sc.pos++
 			rs := sc.pos

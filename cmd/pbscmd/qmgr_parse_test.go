@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/strata-hpc/strata/raftstore/manager"
+	"github.com/strata-hpc/strata/model"
 )
 
 func TestQmgrParse(t *testing.T) {
@@ -13,20 +13,20 @@ func TestQmgrParse(t *testing.T) {
 		verb  string
 		obj   string
 		names []string
-		attrs []manager.Attr
+		attrs []model.ManagerAttr
 	}{
-		{"s s scheduling=true", "set", "server", nil, []manager.Attr{{Name: "scheduling", Op: "=", Value: "true"}}},
+		{"s s scheduling=true", "set", "server", nil, []model.ManagerAttr{{Name: "scheduling", Op: "=", Value: "true"}}},
 		{"p q workq", "print", "queue", []string{"workq"}, nil},
 		{"l n", "list", "node", nil, nil},
 		{`set queue a,b@default resources_max.ncpus += 4, comment = "x, y"`, "set", "queue", []string{"a", "b"},
-			[]manager.Attr{{Name: "resources_max", Resource: "ncpus", Op: "+=", Value: "4"}, {Name: "comment", Op: "=", Value: "x, y"}}},
+			[]model.ManagerAttr{{Name: "resources_max", Resource: "ncpus", Op: "+=", Value: "4"}, {Name: "comment", Op: "=", Value: "x, y"}}},
 		{"set node n1 resources_available.aoe = rhel,sles, comment=hi", "set", "node", []string{"n1"},
-			[]manager.Attr{{Name: "resources_available", Resource: "aoe", Op: "=", Value: "rhel,sles"}, {Name: "comment", Op: "=", Value: "hi"}}},
-		{"s q q max_run = [u:PBS_GENERIC = 4]", "set", "queue", []string{"q"}, []manager.Attr{{Name: "max_run", Op: "=", Value: "[u:PBS_GENERIC=4]"}}},
-		{"unset server comment", "unset", "server", nil, []manager.Attr{{Name: "comment"}}},
+			[]model.ManagerAttr{{Name: "resources_available", Resource: "aoe", Op: "=", Value: "rhel,sles"}, {Name: "comment", Op: "=", Value: "hi"}}},
+		{"s q q max_run = [u:PBS_GENERIC = 4]", "set", "queue", []string{"q"}, []model.ManagerAttr{{Name: "max_run", Op: "=", Value: "[u:PBS_GENERIC=4]"}}},
+		{"unset server comment", "unset", "server", nil, []model.ManagerAttr{{Name: "comment"}}},
 		// An attribute this qmgr does not know is still an attribute when an
 		// operator follows it (the server then says whether it exists).
-		{"set server some_future_attr = 3", "set", "server", nil, []manager.Attr{{Name: "some_future_attr", Op: "=", Value: "3"}}},
+		{"set server some_future_attr = 3", "set", "server", nil, []model.ManagerAttr{{Name: "some_future_attr", Op: "=", Value: "3"}}},
 	} {
 		d, perr := parseQmgrDirective(tc.in)
 		if perr != nil {

@@ -12,12 +12,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/strata-hpc/strata/cmd/pbscmd"
 	"github.com/strata-hpc/strata/server/api"
 )
 
-// Command returns `strata provision`.
-func Command() *cli.Command {
+// Command returns `strata provision`. connect opens the client for a
+// server name (the multi-call binary passes the PBS commands' connection,
+// so this package does not depend on its sibling cmd/pbscmd).
+func Command(connect func(name string) *api.Client) *cli.Command {
 	return &cli.Command{
 		Name:  "provision",
 		Usage: "AOE provisioning insight",
@@ -27,7 +28,7 @@ func Command() *cli.Command {
 			Flags: []cli.Flag{&cli.StringFlag{Name: "F", Usage: "output format: json"}},
 			Action: func(c *cli.Context) error {
 				name := os.Getenv("PBS_SERVER")
-				client := pbscmd.OSEnv().Connect(name).(*api.Client)
+				client := connect(name)
 				st, err := client.ProvisionStatus(c.Context)
 				if err != nil {
 					return cli.Exit("strata provision: "+err.Error(), 1)

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 // End-to-end tests of the agent hook events (execjob_*, exechost_*): real

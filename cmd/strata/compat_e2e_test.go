@@ -1,10 +1,12 @@
+//go:build e2e
+
 package main
 
 // The compatibility suite (issue 3, "Tests"): every PBS command runs
 // against a real local cluster and its output is compared byte for byte
 // with golden files made from real server output. Regenerate them with
 //
-//	go test ./cmd/strata -run Compat -update
+//	go test -tags e2e ./cmd/strata -run Compat -update
 //
 // Real output holds volatile data (dates, session ids, the host name, temp
 // paths, the release). normalize replaces it with fixed tokens; inside

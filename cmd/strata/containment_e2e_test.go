@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 // Job containment (issue 9, item 7): a job that escapes its process group

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 // File modes (issue 9, item 10): the local cluster's TMPDIR parent is

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 // End-to-end tests: they build the real binary, start real server and agent

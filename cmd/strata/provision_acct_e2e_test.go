@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 // End-to-end tests of the accounting records and qstat -Bf insight of

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 // End-to-end regression tests of issue 9 items 2-6 (security-fsm part):

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 // End-to-end tests of qsig delivery, live resources_used and Keep_Files,

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 // Issue 9, items 1 and 9: the attacks on the cluster's TCP transports,
@@ -97,8 +99,8 @@ func forgeManager(trans *raft.NetworkTransport, target string) error {
 	if err := trans.AppendEntries("", addr, &raft.AppendEntriesRequest{RPCHeader: hdr}, &probe); err != nil {
 		return err
 	}
-	data, err := raftstore.Encode(&raftstore.Manage{Request: manager.Request{Verb: manager.Set, Object: manager.Server,
-		Attrs: []manager.Attr{{Name: "managers", Op: "+=", Value: "mallory@*"}}}, Now: time.Now().Unix()})
+	data, err := raftstore.Encode(&raftstore.Manage{Request: model.ManagerRequest{Verb: manager.Set, Object: manager.Server,
+		Attrs: []model.ManagerAttr{{Name: "managers", Op: "+=", Value: "mallory@*"}}}, Now: time.Now().Unix()})
 	if err != nil {
 		return err
 	}
@@ -272,7 +274,7 @@ func TestAgentIsWhoItsCertificateSays(t *testing.T) {
 			return node1.ProvisionReport(ctx, &api.ProvisionReport{Host: "node2", Attempt: 1})
 		}},
 		{"set server attributes", func() error {
-			return node1.Manage(ctx, &manager.Request{Verb: manager.Set, Object: manager.Server, Attrs: []manager.Attr{{Name: "managers", Op: "+=", Value: "mallory@*"}}})
+			return node1.Manage(ctx, &model.ManagerRequest{Verb: manager.Set, Object: manager.Server, Attrs: []model.ManagerAttr{{Name: "managers", Op: "+=", Value: "mallory@*"}}})
 		}},
 		{"list jobs", func() error {
 			_, err := node1.Jobs(ctx, []string{id}, false)

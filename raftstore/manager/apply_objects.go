@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/strata-hpc/strata/hooks"
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/policy"
 )
@@ -166,8 +165,8 @@ func applyHook(c *model.ServerConfig, req *Request) error {
 		if !validName(req.Name) || strings.HasPrefix(req.Name, "PBS") {
 			return hookErr("%s: invalid hook name", req.Name)
 		}
-		h = hooks.Defaults(req.Name)
-		def := hooks.Defaults(req.Name)
+		h = model.DefaultHook(req.Name)
+		def := model.DefaultHook(req.Name)
 		if err := eachAttr(req, func(a Attr) error { return setHookAttr(&h, def, a) }); err != nil {
 			return err
 		}
@@ -176,7 +175,7 @@ func applyHook(c *model.ServerConfig, req *Request) error {
 			return hookErr("%s does not exist!", req.Name)
 		}
 		delete(c.Hooks, req.Name)
-		if hooks.RunsOnAgents(&old) {
+		if model.HookRunsOnAgents(&old) {
 			c.HookVersion++
 		}
 		return nil
@@ -184,7 +183,7 @@ func applyHook(c *model.ServerConfig, req *Request) error {
 		if !exists {
 			return hookErr("%s does not exist!", req.Name)
 		}
-		def := hooks.Defaults(req.Name)
+		def := model.DefaultHook(req.Name)
 		err := eachAttr(req, func(a Attr) error { return setHookAttr(&h, def, a) })
 		if err != nil {
 			return err
@@ -194,12 +193,12 @@ func applyHook(c *model.ServerConfig, req *Request) error {
 			return hookErr("%s does not exist!", req.Name)
 		}
 		switch req.ContentType {
-		case hooks.ContentPython, hooks.ContentExecutable:
+		case model.HookContentPython, model.HookContentExecutable:
 			if req.Content == "" {
 				return hookErr("%s: empty hook script", req.Name)
 			}
 			h.ContentType, h.Script = req.ContentType, req.Content
-		case hooks.ContentConfig:
+		case model.HookContentConfig:
 			h.Config = req.Content
 		default:
 			return hookErr("<content-type> must be application/x-python, application/x-executable or application/x-config")
@@ -207,11 +206,11 @@ func applyHook(c *model.ServerConfig, req *Request) error {
 	default:
 		return badVerb(req)
 	}
-	if err := hooks.Check(&h, c.Hooks); err != nil {
+	if err := model.CheckHook(&h, c.Hooks); err != nil {
 		return hookErr("%s", err.Error())
 	}
 	c.Hooks[req.Name] = h
-	if hooks.RunsOnAgents(&h) || (exists && hooks.RunsOnAgents(&old)) {
+	if model.HookRunsOnAgents(&h) || (exists && model.HookRunsOnAgents(&old)) {
 		c.HookVersion++
 	}
 	return nil
@@ -234,8 +233,8 @@ func setHookAttr(h *model.Hook, def model.Hook, a Attr) error {
 			return nil
 		}
 		for _, e := range splitList(a.Value) {
-			if !hooks.KnownEvent(e) {
-				return hookErr("invalid argument (%s) to event. Should be one or more of: %s", e, strings.Join(append(append([]string(nil), hooks.ServerEvents...), hooks.AgentEvents...), ","))
+			if !model.KnownHookEvent(e) {
+				return hookErr("invalid argument (%s) to event. Should be one or more of: %s", e, strings.Join(append(append([]string(nil), model.HookServerEvents...), model.HookAgentEvents...), ","))
 			}
 		}
 		if a.Value == "\"\"" || a.Value == "" {
@@ -257,11 +256,11 @@ func setHookAttr(h *model.Hook, def model.Hook, a Attr) error {
 		if err := setList(&cur, a, nil); err != nil {
 			return err
 		}
-		if len(cur) > 1 && containsStr(cur, hooks.FailNone) {
-			cur = removeStr(cur, hooks.FailNone)
+		if len(cur) > 1 && containsStr(cur, model.HookFailNone) {
+			cur = removeStr(cur, model.HookFailNone)
 		}
 		if len(cur) == 0 {
-			cur = []string{hooks.FailNone}
+			cur = []string{model.HookFailNone}
 		}
 		h.FailAction = strings.Join(cur, ",")
 		return nil

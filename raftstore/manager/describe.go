@@ -7,41 +7,11 @@ import (
 	"github.com/strata-hpc/strata/model"
 )
 
-// Item is one attribute of a described object. A list value has several
-// Values (print writes one "=" line then "+=" lines). ReadOnly items are
-// shown by list but left out of print.
-type Item struct {
-	Name     string   `json:"name"`
-	Values   []string `json:"values"`
-	ReadOnly bool     `json:"read_only,omitempty"`
-	// PrintValues, when set, is what print replays instead of Values
-	// (a node's state lists "down,offline" but only offline is settable).
-	PrintValues []string `json:"print_values,omitempty"`
-}
-
-// Replayed is what print writes for the item, one "=" then "+=" per
-// value; nil when print leaves the item out.
-func (it Item) Replayed() []string {
-	switch {
-	case it.PrintValues != nil:
-		return it.PrintValues
-	case it.ReadOnly:
-		return nil
-	}
-	return it.Values
-}
-
-// Object is a described configuration object.
-type Object struct {
-	Type  string `json:"type"` // Server, Queue, Node, Resource, Sched, Hook
-	Name  string `json:"name"`
-	Items []Item `json:"items"`
-	// Hook script and config file (export, print hook); filled only for
-	// managers.
-	ContentType string `json:"content_type,omitempty"`
-	Script      string `json:"script,omitempty"`
-	Config      string `json:"config,omitempty"`
-}
+// Described objects are model's wire types (model/manage.go).
+type (
+	Item   = model.ConfigItem
+	Object = model.ConfigObject
+)
 
 type items []Item
 

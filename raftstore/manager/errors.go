@@ -13,7 +13,7 @@ const (
 	PBSEObjBusy         = 15027
 	PBSENodeExists      = 15066
 	PBSEResourceExists  = 15169
-	PBSEHookError       = 15166
+	PBSEHookError       = model.PBSEHookError
 	PBSEProvHeadError   = 15145
 	PBSENodeProvNoAct   = 15146
 	PBSENodeProv        = 15147

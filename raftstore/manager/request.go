@@ -28,36 +28,12 @@ const (
 	Hook     = "hook"
 )
 
-// Attr is one attribute operation: name[.resource] op value.
-type Attr struct {
-	Name     string `json:"name"`
-	Resource string `json:"resource,omitempty"`
-	Op       string `json:"op,omitempty"` // "=", "+=", "-=" (empty for unset)
-	Value    string `json:"value,omitempty"`
-}
-
-// Key is the attribute as qmgr writes it ("resources_max.ncpus").
-func (a Attr) Key() string {
-	if a.Resource != "" {
-		return a.Name + "." + a.Resource
-	}
-	return a.Name
-}
-
-// Request is one manager operation on one object.
-type Request struct {
-	Verb   string `json:"verb"`
-	Object string `json:"object"`
-	Name   string `json:"name,omitempty"`
-	Attrs  []Attr `json:"attrs,omitempty"`
-	// Import carries the hook file: content type, and the content already
-	// decoded by the client (base64 is undone there).
-	ContentType string `json:"content_type,omitempty"`
-	Content     string `json:"content,omitempty"`
-	// ServerHost is the host the leader runs on (provisioning attributes
-	// may not be set on its vnode); the leader fills it in.
-	ServerHost string `json:"server_host,omitempty"`
-}
+// The wire types are model's (model/manage.go); these names keep the
+// rules below short.
+type (
+	Attr    = model.ManagerAttr
+	Request = model.ManagerRequest
+)
 
 // Result is what Apply produced.
 type Result struct {

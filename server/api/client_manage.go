@@ -4,11 +4,11 @@ import (
 	"context"
 	"net/url"
 
-	"github.com/strata-hpc/strata/raftstore/manager"
+	"github.com/strata-hpc/strata/model"
 )
 
 // Manage sends one qmgr operation.
-func (c *Client) Manage(ctx context.Context, req *manager.Request) error {
+func (c *Client) Manage(ctx context.Context, req *model.ManagerRequest) error {
 	return c.Do(ctx, "POST", "/manage", nil, req, nil)
 }
 

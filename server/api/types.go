@@ -178,30 +178,16 @@ type WorkResponse struct {
 	Provision *ProvisionWork `json:"provision,omitempty"`
 }
 
-// Job event kinds an agent reports.
+// Job event kinds an agent reports (model.JobEvent*; the agent's names).
 const (
-	EventStarted = "started"
-	EventEnded   = "ended"
-	// EventFailed means the job could not be started (bad uid, missing
-	// directory...); Exit carries the reason (negative Exit_status).
-	EventFailed = "failed"
-	// EventUsage reports resources_used of a running job (Used); the
-	// server replaces the job's resources_used with it.
-	EventUsage = "usage"
+	EventStarted = model.JobEventStarted
+	EventEnded   = model.JobEventEnded
+	EventFailed  = model.JobEventFailed
+	EventUsage   = model.JobEventUsage
 )
 
-// JobEvent is one change of a job on an agent.
-type JobEvent struct {
-	JobID string `json:"job_id"`
-	Kind  string `json:"kind"`
-	// Run is the job's run_count when the agent started it, so the server
-	// drops reports about an earlier run of a requeued job.
-	Run       int               `json:"run"`
-	SessionID int               `json:"session_id,omitempty"`
-	Exit      int               `json:"exit_status"`
-	Used      map[string]string `json:"resources_used,omitempty"`
-	Comment   string            `json:"comment,omitempty"`
-}
+// JobEvent is model's: the agent's report is the FSM's command entry.
+type JobEvent = model.JobEvent
 
 // EventsRequest batches job events; the server commits one Raft entry per
 // batch.

@@ -1,9 +1,9 @@
 package api
 
-import "github.com/strata-hpc/strata/raftstore/manager"
+import "github.com/strata-hpc/strata/model"
 
 // DescribeResponse answers GET /v1/manage (qmgr list, print, export).
 type DescribeResponse struct {
-	Server  string           `json:"server"`
-	Objects []manager.Object `json:"objects"`
+	Server  string               `json:"server"`
+	Objects []model.ConfigObject `json:"objects"`
 }

@@ -1,11 +1,11 @@
-package server
+package rrule
 
 import (
 	"testing"
 	"time"
 )
 
-func TestExpandRRule(t *testing.T) {
+func TestExpand(t *testing.T) {
 	loc, err := time.LoadLocation("America/New_York")
 	if err != nil {
 		t.Skip("no tzdata:", err)
@@ -30,7 +30,7 @@ func TestExpandRRule(t *testing.T) {
 		{"FREQ=DAILY;UNTIL=20260307", []string{"Fri 03-06 09:00", "Sat 03-07 09:00"}},
 	}
 	for _, c := range cases {
-		occ, err := expandRRule(c.rule, "America/New_York", start)
+		occ, err := Expand(c.rule, "America/New_York", start)
 		if err != nil {
 			t.Errorf("%s: %v", c.rule, err)
 			continue
@@ -40,28 +40,28 @@ func TestExpandRRule(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"FREQ=MONTHLY;COUNT=2", "FREQ=DAILY", "FREQ=DAILY;COUNT=x", "FREQ=DAILY;BYDAY=XX;COUNT=2"} {
-		if _, err := expandRRule(bad, "America/New_York", start); err == nil {
+		if _, err := Expand(bad, "America/New_York", start); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
 	}
-	if _, err := expandRRule("FREQ=DAILY;COUNT=2", "Nowhere/Land", start); err == nil {
+	if _, err := Expand("FREQ=DAILY;COUNT=2", "Nowhere/Land", start); err == nil {
 		t.Errorf("unknown zone accepted")
 	}
 }
 
-// TestExpandRRuleHugeInterval performs what FuzzExpandRRule found: an
+// TestExpandHugeInterval performs what FuzzExpand found: an
 // INTERVAL whose multiples overflow made the anchors of every later period
 // jump to times before the last occurrence, so the loop examined all its
 // 100,000 periods x 168 BYDAY/BYHOUR candidates: a 156-byte rule cost the
 // server seconds of CPU per pbs_rsub. Now the expansion stops at the
 // horizon. The bound below is 20 times what the fixed code needs on a
 // loaded machine and a fraction of what the old loop took on any.
-func TestExpandRRuleHugeInterval(t *testing.T) {
+func TestExpandHugeInterval(t *testing.T) {
 	hours := "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23"
 	rule := "FREQ=WEEKLY;INTERVAL=4611686018427387903;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYHOUR=" + hours + ";COUNT=1000"
 	start := time.Date(2026, 3, 6, 9, 0, 0, 0, time.UTC).Unix()
 	began := time.Now()
-	occ, err := expandRRule(rule, "UTC", start)
+	occ, err := Expand(rule, "UTC", start)
 	took := time.Since(began)
 	if err != nil {
 		t.Fatal(err)

@@ -1,59 +1,57 @@
-package hooks
+package model
 
 import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/strata-hpc/strata/model"
 )
 
 // Events Strata runs, by where they run.
 var (
-	ServerEvents = []string{"queuejob", "modifyjob", "movejob", "runjob", "resvsub", "periodic", "provision"}
-	AgentEvents  = []string{"execjob_begin", "execjob_prologue", "execjob_epilogue", "execjob_end", "exechost_startup", "exechost_periodic"}
+	HookServerEvents = []string{"queuejob", "modifyjob", "movejob", "runjob", "resvsub", "periodic", "provision"}
+	HookAgentEvents  = []string{"execjob_begin", "execjob_prologue", "execjob_epilogue", "execjob_end", "exechost_startup", "exechost_periodic"}
 )
 
 // Content types a hook script may be imported as.
 const (
-	ContentPython     = "application/x-python"
-	ContentExecutable = "application/x-executable"
-	ContentConfig     = "application/x-config"
+	HookContentPython     = "application/x-python"
+	HookContentExecutable = "application/x-executable"
+	HookContentConfig     = "application/x-config"
 )
 
 // Fail actions (PBS names).
 const (
-	FailNone           = "none"
-	FailOfflineVnodes  = "offline_vnodes"
-	FailClearVnodes    = "clear_vnodes_upon_recovery"
-	FailSchedulerCycle = "scheduler_restart_cycle"
+	HookFailNone           = "none"
+	HookFailOfflineVnodes  = "offline_vnodes"
+	HookFailClearVnodes    = "clear_vnodes_upon_recovery"
+	HookFailSchedulerCycle = "scheduler_restart_cycle"
 )
 
-// Defaults are PBS's: enabled, no event, user pbsadmin, alarm 30, order 1,
+// DefaultHook are PBS's: enabled, no event, user pbsadmin, alarm 30, order 1,
 // debug false, fail_action none, freq 120.
-func Defaults(name string) model.Hook {
-	return model.Hook{Name: name, Enabled: true, User: "pbsadmin", Alarm: 30, Order: 1, FailAction: FailNone, Freq: 120}
+func DefaultHook(name string) Hook {
+	return Hook{Name: name, Enabled: true, User: "pbsadmin", Alarm: 30, Order: 1, FailAction: HookFailNone, Freq: 120}
 }
 
-// KnownEvent reports whether Strata can run event.
-func KnownEvent(e string) bool {
-	return contains(ServerEvents, e) || contains(AgentEvents, e)
+// KnownHookEvent reports whether Strata can run event.
+func KnownHookEvent(e string) bool {
+	return hookContains(HookServerEvents, e) || hookContains(HookAgentEvents, e)
 }
 
-// IsAgentEvent reports whether event runs on the agents.
-func IsAgentEvent(e string) bool { return contains(AgentEvents, e) }
+// IsAgentHookEvent reports whether event runs on the agents.
+func IsAgentHookEvent(e string) bool { return hookContains(HookAgentEvents, e) }
 
-// RunsOnAgents reports whether any of the hook's events runs on agents.
-func RunsOnAgents(h *model.Hook) bool {
+// HookRunsOnAgents reports whether any of the hook's events runs on agents.
+func HookRunsOnAgents(h *Hook) bool {
 	for _, e := range h.Events {
-		if IsAgentEvent(e) {
+		if IsAgentHookEvent(e) {
 			return true
 		}
 	}
 	return false
 }
 
-func contains(list []string, s string) bool {
+func hookContains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
 			return true
@@ -67,11 +65,11 @@ const (
 	msgProvExclusive = "Event provision is exclusive with other events, and only one provision hook allowed"
 )
 
-// Check validates a hook against the others (all hooks, by name, without
+// CheckHook validates a hook against the others (all hooks, by name, without
 // h itself or with its old version). The error text is what qmgr shows.
-func Check(h *model.Hook, all map[string]model.Hook) error {
+func CheckHook(h *Hook, all map[string]Hook) error {
 	for _, e := range h.Events {
-		if !KnownEvent(e) {
+		if !KnownHookEvent(e) {
 			return fmt.Errorf("invalid argument (%s) to event", e)
 		}
 	}
@@ -79,7 +77,7 @@ func Check(h *model.Hook, all map[string]model.Hook) error {
 		if len(h.Events) > 1 {
 			return fmt.Errorf(msgProvExclusive)
 		}
-		for _, name := range model.SortedKeys(all) {
+		for _, name := range SortedKeys(all) {
 			o := all[name]
 			if name != h.Name && o.HasEvent("provision") {
 				return fmt.Errorf("Another hook '%s' already has event 'provision', only one 'provision' hook allowed", name)
@@ -102,24 +100,24 @@ func Check(h *model.Hook, all map[string]model.Hook) error {
 	}
 	for _, fa := range strings.Split(h.FailAction, ",") {
 		switch fa {
-		case FailNone, FailOfflineVnodes, FailClearVnodes, FailSchedulerCycle:
+		case HookFailNone, HookFailOfflineVnodes, HookFailClearVnodes, HookFailSchedulerCycle:
 		default:
 			return fmt.Errorf("invalid fail_action value: %s", fa)
 		}
 	}
-	if strings.Contains(h.FailAction, FailSchedulerCycle) && (len(h.Events) != 1 || h.Events[0] != "execjob_begin") {
+	if strings.Contains(h.FailAction, HookFailSchedulerCycle) && (len(h.Events) != 1 || h.Events[0] != "execjob_begin") {
 		return fmt.Errorf("Can't set hook fail_action value to 'scheduler_restart_cycle': hook event must contain only 'execjob_begin'")
 	}
-	if strings.Contains(h.FailAction, FailClearVnodes) && !h.HasEvent("exechost_startup") {
+	if strings.Contains(h.FailAction, HookFailClearVnodes) && !h.HasEvent("exechost_startup") {
 		return fmt.Errorf("Can't set hook fail_action value to 'clear_vnodes_upon_recovery': hook event must contain 'exechost_startup'")
 	}
 	return nil
 }
 
-// Ordered returns the enabled hooks with a script for event, by order then
+// OrderedHooks returns the enabled hooks with a script for event, by order then
 // name (PBS runs them in ascending order).
-func Ordered(all map[string]model.Hook, event string) []model.Hook {
-	var out []model.Hook
+func OrderedHooks(all map[string]Hook, event string) []Hook {
+	var out []Hook
 	for _, h := range all {
 		if h.Enabled && h.Script != "" && h.HasEvent(event) {
 			out = append(out, h)

@@ -1,4 +1,7 @@
-package server
+// Package rrule expands a standing reservation's recurrence rule (the
+// iCalendar RRULE subset pbs_rsub -r accepts) into occurrence start times.
+// It is a pure function of the rule, the time zone and the first start.
+package rrule
 
 import (
 	"fmt"
@@ -7,20 +10,20 @@ import (
 	"time"
 )
 
-// maxOccurrences bounds a standing reservation (OpenPBS has no bound; a
+// MaxOccurrences bounds a standing reservation (OpenPBS has no bound; a
 // COUNT in the millions would make one huge record).
-const maxOccurrences = 1000
+const MaxOccurrences = 1000
 
-// maxHorizonYears bounds how far after its start a standing reservation's
+// MaxHorizonYears bounds how far after its start a standing reservation's
 // occurrences are computed.
-const maxHorizonYears = 1000
+const MaxHorizonYears = 1000
 
-// expandRRule computes the start times of a standing reservation's
+// Expand computes the start times of a standing reservation's
 // occurrences from its iCalendar rule, read in the time zone tz (PBS_TZID),
 // the first one being start. The supported subset: FREQ=HOURLY|DAILY|
 // WEEKLY, COUNT or UNTIL, INTERVAL, BYDAY (MO..SU) and BYHOUR. Local wall
 // clock times are kept across daylight-saving changes, as iCalendar says.
-func expandRRule(rule, tz string, start int64) ([]int64, error) {
+func Expand(rule, tz string, start int64) ([]int64, error) {
 	loc, err := time.LoadLocation(tz)
 	if err != nil {
 		return nil, fmt.Errorf("unknown PBS_TZID %q", tz)
@@ -79,33 +82,33 @@ func expandRRule(rule, tz string, start int64) ([]int64, error) {
 	if count == 0 && until == 0 {
 		return nil, fmt.Errorf("the rule needs COUNT or UNTIL")
 	}
-	if count == 0 || count > maxOccurrences {
-		count = maxOccurrences
+	if count == 0 || count > MaxOccurrences {
+		count = MaxOccurrences
 	}
 	t0 := time.Unix(start, 0).In(loc)
 	var step func(t time.Time, n int) time.Time
-	var horizon int // periods in maxHorizonYears
+	var horizon int // periods in MaxHorizonYears
 	switch freq {
 	case "HOURLY":
 		step = func(t time.Time, n int) time.Time { return t.Add(time.Duration(n) * time.Hour) }
-		horizon = maxHorizonYears * 366 * 24
+		horizon = MaxHorizonYears * 366 * 24
 	case "DAILY":
 		step = func(t time.Time, n int) time.Time { return t.AddDate(0, 0, n) }
-		horizon = maxHorizonYears * 366
+		horizon = MaxHorizonYears * 366
 	case "WEEKLY":
 		step = func(t time.Time, n int) time.Time { return t.AddDate(0, 0, 7*n) }
-		horizon = maxHorizonYears * 53
+		horizon = MaxHorizonYears * 53
 	default:
 		return nil, fmt.Errorf("unsupported FREQ %q", freq)
 	}
 	// Candidates: each period's anchor, expanded by BYDAY (within the
 	// week, for WEEKLY) and BYHOUR (within the day), then filtered.
 	out := []int64{start}
-	for p := 0; len(out) < count && p < 100*maxOccurrences; p++ {
+	for p := 0; len(out) < count && p < 100*MaxOccurrences; p++ {
 		// p*interval overflowed for a huge INTERVAL: the anchors then
 		// jumped back and forth, almost no candidate came after the last
 		// occurrence, and a 150-byte rule cost seconds of CPU (found by
-		// FuzzExpandRRule). Occurrences past the horizon are not computed.
+		// FuzzExpand). Occurrences past the horizon are not computed.
 		if p > 0 && (interval > horizon || p > horizon/interval) {
 			break
 		}

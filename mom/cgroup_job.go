@@ -79,9 +79,16 @@ func (c *jobCgroup) pids() []int {
 	return out
 }
 
-// signal sends sig to every process in the cgroup.
-func (c *jobCgroup) signal(sig syscall.Signal) {
+// signalOutside sends sig to the cgroup's processes that are not in
+// process group pgid: the caller signalled that group already, and a
+// second copy of a signal would run a job's trap twice.
+func (c *jobCgroup) signalOutside(pgid int, sig syscall.Signal) {
 	for _, pid := range c.pids() {
+		if pgid > 0 {
+			if g, err := syscall.Getpgid(pid); err == nil && g == pgid {
+				continue
+			}
+		}
 		_ = syscall.Kill(pid, sig)
 	}
 }

@@ -326,11 +326,11 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 		terminating = true
 		r.logger.Printf("job %s: %s; SIGTERM to process group %d", r.job.ID, why, pid)
 		_ = syscall.Kill(-pid, syscall.SIGTERM)
-		r.signalCgroup(syscall.SIGTERM)
+		r.signalCgroup(pid, syscall.SIGTERM)
 		if clock.suspended {
 			// Stopped processes act on SIGTERM only once continued.
 			_ = syscall.Kill(-pid, syscall.SIGCONT)
-			r.signalCgroup(syscall.SIGCONT)
+			r.signalCgroup(pid, syscall.SIGCONT)
 			clock.resume(time.Now())
 		}
 		t := time.NewTimer(r.killDelay)

@@ -101,10 +101,11 @@ func startInCgroup(cg *jobCgroup, cmd *exec.Cmd, logf func(string, ...any)) erro
 	return err
 }
 
-// signalCgroup sends sig to every process of the job's cgroup.
-func (r *jobRunner) signalCgroup(sig syscall.Signal) {
+// signalCgroup sends sig to the processes of the job's cgroup that left
+// its process group pgid (the caller signalled the group itself).
+func (r *jobRunner) signalCgroup(pgid int, sig syscall.Signal) {
 	if r.cg != nil {
-		r.cg.signal(sig)
+		r.cg.signalOutside(pgid, sig)
 	}
 }
 

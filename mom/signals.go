@@ -218,7 +218,7 @@ func (d *signalDeliverer) deliver(s model.Sig, now time.Time) bool {
 			return
 		}
 		if d.cg != nil && sig != 0 {
-			d.cg.signal(sig)
+			d.cg.signalOutside(d.pgid, sig)
 		}
 		d.logf("signal request %d: %s delivered to process group %d", s.N, s.Signal, d.pgid)
 	}

@@ -39,6 +39,13 @@ type Config struct {
 	LogOutput io.Writer
 	// Fast shrinks the election timers for tests and the local cluster.
 	Fast bool
+	// LocalID is this server's Raft id (node_id); empty means the random
+	// id kept in DataDir/node-id (a single-server cluster).
+	LocalID string
+	// Peers, when given, is the initial configuration a new multi-server
+	// cluster bootstraps with: every server is started with the same list,
+	// so whichever bootstraps first, they agree (membership.go).
+	Peers []raft.Server
 	// TLS holds the cluster CA and this server's certificate: the Raft
 	// transport accepts and dials only servers of the same cluster
 	// (tls_transport.go). Required.
@@ -63,7 +70,7 @@ func Open(cfg Config, fsm *FSM) (*Node, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	id, err := nodeID(cfg.DataDir)
+	id, err := nodeID(cfg.DataDir, cfg.LocalID)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +127,9 @@ func Open(cfg Config, fsm *FSM) (*Node, error) {
 		}
 		if !has {
 			conf := raft.Configuration{Servers: []raft.Server{{ID: rc.LocalID, Address: trans.LocalAddr()}}}
+			if len(cfg.Peers) > 0 {
+				conf.Servers = cfg.Peers
+			}
 			if err := raft.BootstrapCluster(rc, logs, store, snaps, trans, conf); err != nil {
 				return nil, fmt.Errorf("bootstrap raft: %w", err)
 			}
@@ -134,17 +144,26 @@ func Open(cfg Config, fsm *FSM) (*Node, error) {
 	return &Node{Raft: r, FSM: fsm, ID: id, store: store, transport: trans}, nil
 }
 
-// nodeID returns this server's persistent Raft id, creating it once.
-func nodeID(dir string) (string, error) {
+// nodeID returns this server's persistent Raft id, creating it once. A
+// configured id must match the one the data directory was created with:
+// changing it would make this server a stranger to its own log.
+func nodeID(dir, want string) (string, error) {
 	p := filepath.Join(dir, "node-id")
 	if b, err := os.ReadFile(p); err == nil {
-		return strings.TrimSpace(string(b)), nil
+		have := strings.TrimSpace(string(b))
+		if want != "" && want != have {
+			return "", fmt.Errorf("node_id %q differs from the id %q this data directory (%s) was created with", want, have, dir)
+		}
+		return have, nil
 	}
-	var buf [16]byte
-	if _, err := rand.Read(buf[:]); err != nil {
-		return "", err
+	id := want
+	if id == "" {
+		var buf [16]byte
+		if _, err := rand.Read(buf[:]); err != nil {
+			return "", err
+		}
+		id = hex.EncodeToString(buf[:])
 	}
-	id := hex.EncodeToString(buf[:])
 	if err := os.WriteFile(p, []byte(id+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("write node id: %w", err)
 	}

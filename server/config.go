@@ -41,6 +41,11 @@ type Config struct {
 	TrailingLogs      uint64   `toml:"trailing_logs"`
 	// FastRaft shrinks election timers (local clusters, tests).
 	FastRaft bool `toml:"fast_raft"`
+	// NodeID is this server's Raft id; with Peers it must name one of
+	// them. Peers lists every server of a multi-server cluster (this one
+	// included): a new cluster bootstraps from it (peers.go, docs/ha.md).
+	NodeID string `toml:"node_id"`
+	Peers  []Peer `toml:"peer"`
 
 	// HeartbeatInterval is what agents are told to use; a host is marked
 	// down after NodeDownAfter without one.
@@ -248,6 +253,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.Limits.validate(); err != nil {
+		return err
+	}
+	if err := c.validatePeers(); err != nil {
 		return err
 	}
 	for key, m := range map[string]map[string]string{"default_chunk": c.DefaultChunk, "resources_default": c.ResourcesDefault} {

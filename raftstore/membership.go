@@ -1,8 +1,12 @@
 package raftstore
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -85,6 +89,72 @@ func (n *Node) AddVoter(id, addr string, timeout time.Duration) error {
 func (n *Node) RemoveServer(id string, timeout time.Duration) error {
 	if err := n.Raft.RemoveServer(raft.ServerID(id), 0, timeout).Error(); err != nil {
 		return fmt.Errorf("remove server %s: %w", id, err)
+	}
+	return nil
+}
+
+// SnapshotHeader is the first line of a saved snapshot file (JSON): what
+// Raft needs to restore the bytes that follow.
+type SnapshotHeader struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	Index   uint64 `json:"index"`
+	Term    uint64 `json:"term"`
+	Size    int64  `json:"size"`
+}
+
+// SnapshotFormat names the file format of SaveSnapshot.
+const SnapshotFormat = "strata-snapshot-1"
+
+// SaveSnapshot writes a snapshot of the state to w: a JSON header line,
+// then the FSM snapshot bytes. It takes a fresh snapshot, or uses the
+// latest one when nothing was committed since.
+func (n *Node) SaveSnapshot(w io.Writer) error {
+	var meta *raft.SnapshotMeta
+	var rc io.ReadCloser
+	f := n.Raft.Snapshot()
+	err := f.Error()
+	switch {
+	case err == nil:
+		meta, rc, err = f.Open()
+	case errors.Is(err, raft.ErrNothingNewToSnapshot):
+		var list []*raft.SnapshotMeta
+		if list, err = n.snaps.List(); err == nil && len(list) > 0 {
+			meta, rc, err = n.snaps.Open(list[0].ID)
+		} else if err == nil {
+			err = errors.New("no snapshot exists yet")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	defer rc.Close()
+	hdr, _ := json.Marshal(SnapshotHeader{Format: SnapshotFormat, Version: int(meta.Version), Index: meta.Index, Term: meta.Term, Size: meta.Size})
+	if _, err := w.Write(append(hdr, '\n')); err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, rc); err != nil {
+		return fmt.Errorf("write snapshot: %w", err)
+	}
+	return nil
+}
+
+// RestoreSnapshot replaces the whole replicated state with a saved
+// snapshot (leader only): Raft installs it on every server, and the log
+// continues after it.
+func (n *Node) RestoreSnapshot(r io.Reader, timeout time.Duration) error {
+	br := bufio.NewReader(r)
+	line, err := br.ReadBytes('\n')
+	if err != nil {
+		return fmt.Errorf("snapshot header: %w", err)
+	}
+	var hdr SnapshotHeader
+	if err := json.Unmarshal(line, &hdr); err != nil || hdr.Format != SnapshotFormat {
+		return fmt.Errorf("not a Strata snapshot file (header %.60q)", line)
+	}
+	meta := &raft.SnapshotMeta{Version: raft.SnapshotVersion(hdr.Version), Index: hdr.Index, Term: hdr.Term, Size: hdr.Size}
+	if err := n.Raft.Restore(meta, br, timeout); err != nil {
+		return fmt.Errorf("restore snapshot: %w", err)
 	}
 	return nil
 }

@@ -59,6 +59,7 @@ type Node struct {
 	ID        string
 	store     *raftboltdb.BoltStore
 	transport *raft.NetworkTransport
+	snaps     raft.SnapshotStore
 }
 
 // ErrNotLeader is returned by Apply on a follower.
@@ -141,7 +142,7 @@ func Open(cfg Config, fsm *FSM) (*Node, error) {
 		trans.Close()
 		return nil, fmt.Errorf("start raft: %w", err)
 	}
-	return &Node{Raft: r, FSM: fsm, ID: id, store: store, transport: trans}, nil
+	return &Node{Raft: r, FSM: fsm, ID: id, store: store, transport: trans, snaps: snaps}, nil
 }
 
 // nodeID returns this server's persistent Raft id, creating it once. A

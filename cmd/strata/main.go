@@ -47,7 +47,7 @@ func run(args []string) int {
 
 func allCommands() []*cli.Command {
 	var cmds []*cli.Command
-	cmds = append(cmds, serverCommand(), momCommand(), shepherdCommand(), tlsCommand(), clustercmd.Command(), benchcmd.Command(), simcmd.Command(), provisioncmd.Command())
+	cmds = append(cmds, serverCommand(), momCommand(), shepherdCommand(), tlsCommand(), operatorCommand(), clustercmd.Command(), benchcmd.Command(), simcmd.Command(), provisioncmd.Command())
 	cmds = append(cmds, pbscmd.Commands()...)
 	cmds = append(cmds, pbscmd.ReservationCommands()...)
 	return cmds

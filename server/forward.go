@@ -114,12 +114,12 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, id *Identity) e
 			// may retry (qsub does, with its token).
 			return &model.PBSError{Code: model.PBSENotLeader, Msg: "Leader unreachable; retry"}
 		}
-		return fmt.Errorf("forward to leader %s: %w", addr, err)
+		return lostLeader(addr, err)
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return fmt.Errorf("forward to leader %s: reply lost: %w", addr, err)
+		return lostLeader(addr, err)
 	}
 	if idx, _ := strconv.ParseUint(resp.Header.Get(IndexHeader), 10, 64); idx > 0 {
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
@@ -134,4 +134,13 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, id *Identity) e
 	w.WriteHeader(resp.StatusCode)
 	w.Write(out)
 	return nil
+}
+
+// lostLeader is the answer when the leader took the request but its reply
+// never came (it died or lost leadership meanwhile): the request may or
+// may not have been committed. "Not leader" makes qsub retry with the same
+// submission token, which the FSM answers with the job's id if the first
+// attempt did commit, so no job is lost or created twice.
+func lostLeader(addr string, err error) error {
+	return &model.PBSError{Code: model.PBSENotLeader, Msg: fmt.Sprintf("Reply from the leader %s lost (%v); retry", addr, err)}
 }

@@ -35,6 +35,7 @@ func (s *Server) routes() http.Handler {
 	s.agentHookRoutes(mux)
 	s.provisionRoutes(mux) // provisioning (provision_api.go)
 	s.resvRoutes(mux)      // reservations (resv.go)
+	s.operatorRoutes(mux)  // strata operator (operator.go)
 	return mux
 }
 

@@ -36,6 +36,7 @@ func (s *Server) routes() http.Handler {
 	s.provisionRoutes(mux) // provisioning (provision_api.go)
 	s.resvRoutes(mux)      // reservations (resv.go)
 	s.operatorRoutes(mux)  // strata operator (operator.go)
+	s.raftIndexRoute(mux)  // reads on followers (readindex.go)
 	return mux
 }
 
@@ -54,6 +55,8 @@ func (s *Server) wrap(h handler, agentOnly bool) http.Handler {
 				if err = s.forward(w, r, id); err == nil {
 					return
 				}
+			} else if !agentOnly && !id.Agent && r.Method == http.MethodGet {
+				err = s.readBarrier(r, id) // readindex.go
 			}
 		}
 		if err == nil && agentOnly && !id.Agent {

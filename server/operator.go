@@ -128,4 +128,3 @@ func (s *Server) handleSnapshotRestore(w http.ResponseWriter, r *http.Request, i
 	s.logger.Printf("raft: %s@%s restored a snapshot (%d bytes)", id.User, id.Host, len(req.Data))
 	return nil, nil
 }
-

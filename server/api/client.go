@@ -51,6 +51,8 @@ func NewUnixClient(socket, serverName string) *Client {
 		for i := range sockets {
 			c.servers.bases = append(c.servers.bases, fmt.Sprintf("http://s%d", i))
 		}
+		// A server without a leader says so; another may have one.
+		c.servers.onNotLeader = true
 	}
 	return c
 }

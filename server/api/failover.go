@@ -51,7 +51,7 @@ func (c *Client) doFailover(ctx context.Context, method, path string, query url.
 	f.mu.Lock()
 	start := f.cur
 	f.mu.Unlock()
-	var err error
+	var err, answered error
 	for i := 0; i < len(f.bases); i++ {
 		n := (start + i) % len(f.bases)
 		err = c.doOne(ctx, f.bases[n], method, path, query, in, out)
@@ -61,6 +61,16 @@ func (c *Client) doFailover(ctx context.Context, method, path string, query url.
 			f.mu.Unlock()
 			return err
 		}
+		var ce *ConnectError
+		if !errors.As(err, &ce) {
+			answered = err
+		}
+	}
+	// A server that answered (say, "no leader yet") tells more than one
+	// that could not be reached: callers retry the former (qsub does) and
+	// give up on the latter only when no server is reachable at all.
+	if answered != nil {
+		return answered
 	}
 	return err
 }

@@ -61,3 +61,9 @@ func (c *Client) SaveSnapshot(ctx context.Context) ([]byte, error) {
 func (c *Client) RestoreSnapshot(ctx context.Context, data []byte) error {
 	return c.Do(ctx, http.MethodPost, "/operator/snapshot", nil, Snapshot{Data: data}, nil)
 }
+
+// RaftIndex is the leader's applied index (GET /raft/index), which a
+// follower waits for before answering a read.
+type RaftIndex struct {
+	Index uint64 `json:"index"`
+}

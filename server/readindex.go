@@ -36,7 +36,12 @@ func (s *Server) raftIndexRoute(mux *http.ServeMux) {
 
 // readBarrier makes this follower current before it answers a read.
 func (s *Server) readBarrier(r *http.Request, id *Identity) error {
-	if len(s.cfg.Peers) < 2 || s.node.IsLeader() || r.URL.Path == api.Version+"/raft/index" {
+	switch {
+	case len(s.cfg.Peers) < 2 || s.node.IsLeader():
+		return nil
+	case r.URL.Path == api.Version+"/raft/index", r.URL.Path == api.Version+"/server":
+		// The server's own description (qstat -B, cluster status) says
+		// which server leads, or that none does: always answered.
 		return nil
 	}
 	addr := s.leaderAPI()

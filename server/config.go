@@ -46,6 +46,9 @@ type Config struct {
 	// included): a new cluster bootstraps from it (peers.go, docs/ha.md).
 	NodeID string `toml:"node_id"`
 	Peers  []Peer `toml:"peer"`
+	// Join starts a server that never bootstraps: it waits to be added
+	// to a running cluster (strata operator raft add-peer).
+	Join bool `toml:"join"`
 
 	// HeartbeatInterval is what agents are told to use; a host is marked
 	// down after NodeDownAfter without one.

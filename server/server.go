@@ -71,7 +71,7 @@ func (s *Server) Run(ctx context.Context) error {
 		TLS:               certs,
 		DataDir:           filepath.Join(s.cfg.DataDir, "raft"),
 		BindAddr:          s.cfg.RaftAddr,
-		Bootstrap:         true,
+		Bootstrap:         !s.cfg.Join,
 		LocalID:           s.cfg.NodeID,
 		Peers:             s.cfg.raftPeers(),
 		SnapshotThreshold: s.cfg.SnapshotThreshold,

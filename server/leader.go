@@ -23,6 +23,7 @@ func (s *Server) watchLeadership(ctx context.Context) {
 			return
 		case leader := <-ch:
 			stop()
+			s.setLeading(false)
 			if !leader {
 				s.logger.Printf("lost leadership")
 				continue
@@ -35,6 +36,7 @@ func (s *Server) watchLeadership(ctx context.Context) {
 				continue
 			}
 			s.logger.Printf("became leader")
+			s.setLeading(true)
 			lctx, cancel := context.WithCancel(ctx)
 			stop = func() { cancel(); wg.Wait(); stop = func() {} }
 			s.resetHeartbeats()

@@ -97,3 +97,30 @@ func (s *Server) raftInfo() *api.RaftInfo {
 	leader, _ := s.node.Leader()
 	return &api.RaftInfo{ID: s.node.ID, State: s.node.State(), Leader: leader, Voters: voters}
 }
+
+// leadershipLost returns a channel closed when this server's current
+// leadership ends (already closed when it does not lead): agents' long
+// polls end with "not leader" so they move on to the new leader.
+func (s *Server) leadershipLost() <-chan struct{} {
+	s.leadMu.Lock()
+	defer s.leadMu.Unlock()
+	if s.leadEnd == nil || !s.node.IsLeader() {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return s.leadEnd
+}
+
+// setLeading opens (true) or closes (false) the current leadership.
+func (s *Server) setLeading(on bool) {
+	s.leadMu.Lock()
+	defer s.leadMu.Unlock()
+	if s.leadEnd != nil {
+		close(s.leadEnd)
+		s.leadEnd = nil
+	}
+	if on {
+		s.leadEnd = make(chan struct{})
+	}
+}

@@ -40,6 +40,9 @@ type Server struct {
 	now        func() time.Time
 	// forwarder sends a follower's writes to the leader (forward.go).
 	forwarder *http.Client
+	// leadEnd is closed when the current leadership ends (peers.go).
+	leadMu  sync.Mutex
+	leadEnd chan struct{}
 }
 
 // New prepares a server; Run starts it.

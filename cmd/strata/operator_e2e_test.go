@@ -9,7 +9,6 @@ import (
 	"time"
 )
 
-
 // TestOperatorRaftAndSnapshot: managers list, remove and add Raft peers
 // and save and restore the state; anyone else gets Unauthorized Request.
 func TestOperatorRaftAndSnapshot(t *testing.T) {

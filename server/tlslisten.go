@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/tls"
+	"errors"
 	"log"
 	"net"
 	"sync"
@@ -41,6 +42,7 @@ func newHandshakeListener(raw net.Listener, conf *tls.Config, timeout time.Durat
 }
 
 func (l *handshakeListener) acceptLoop() {
+	var delay time.Duration
 	for {
 		c, err := l.raw.Accept()
 		if err != nil {
@@ -49,12 +51,22 @@ func (l *handshakeListener) acceptLoop() {
 				return
 			default:
 			}
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				l.Close()
+				return
 			}
-			l.Close()
-			return
+			// Out of descriptors and the like: wait and go on, as
+			// net/http does, rather than stop serving.
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			l.logger.Printf("api accept: %v; retrying in %s", err, delay)
+			select {
+			case <-time.After(delay):
+			case <-l.done:
+				return
+			}
+			continue
 		}
+		delay = 0
 		ip, _, _ := net.SplitHostPort(c.RemoteAddr().String())
 		l.mu.Lock()
 		over := l.pending[ip] >= l.maxPending

@@ -39,6 +39,9 @@ type Config struct {
 	LogOutput io.Writer
 	// Fast shrinks the election timers for tests and the local cluster.
 	Fast bool
+	// Timeout, when set, is the heartbeat and election timeout (the
+	// leader lease is half of it).
+	Timeout time.Duration
 	// LocalID is this server's Raft id (node_id); empty means the random
 	// id kept in DataDir/node-id (a single-server cluster).
 	LocalID string
@@ -96,6 +99,11 @@ func Open(cfg Config, fsm *FSM) (*Node, error) {
 	// Group commit: up to this many waiting applies share one fsync.
 	rc.MaxAppendEntries = 512
 	rc.BatchApplyCh = true
+	if cfg.Timeout > 0 {
+		rc.HeartbeatTimeout = cfg.Timeout
+		rc.ElectionTimeout = cfg.Timeout
+		rc.LeaderLeaseTimeout = cfg.Timeout / 2
+	}
 	if cfg.Fast {
 		rc.HeartbeatTimeout = 200 * time.Millisecond
 		rc.ElectionTimeout = 200 * time.Millisecond

@@ -82,6 +82,7 @@ func (s *Server) Run(ctx context.Context) error {
 		TrailingLogs:      s.cfg.TrailingLogs,
 		LogOutput:         s.logger.Writer(),
 		Fast:              s.cfg.FastRaft,
+		Timeout:           s.cfg.RaftTimeout.Duration,
 	}, fsm)
 	if err != nil {
 		return err

@@ -43,8 +43,9 @@ func (n *Node) Leader() (id, addr string) {
 	return string(i), string(a)
 }
 
-// AppliedIndex is the index of the last entry this node's FSM applied.
-func (n *Node) AppliedIndex() uint64 { return n.Raft.AppliedIndex() }
+// AppliedIndex is the index of the last entry this node's FSM has put in
+// its state (applied.go).
+func (n *Node) AppliedIndex() uint64 { return n.FSM.Applied() }
 
 // WaitApplied waits until this node's FSM has applied index: a follower
 // that forwarded a write waits for it before answering, so the caller's
@@ -52,10 +53,10 @@ func (n *Node) AppliedIndex() uint64 { return n.Raft.AppliedIndex() }
 func (n *Node) WaitApplied(ctx context.Context, index uint64) error {
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
-	for n.Raft.AppliedIndex() < index {
+	for n.AppliedIndex() < index {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("wait for index %d (applied %d): %w", index, n.Raft.AppliedIndex(), ctx.Err())
+			return fmt.Errorf("wait for index %d (applied %d): %w", index, n.AppliedIndex(), ctx.Err())
 		case <-tick.C:
 		}
 	}

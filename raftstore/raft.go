@@ -125,6 +125,7 @@ func Open(cfg Config, fsm *FSM) (*Node, error) {
 		trans.Close()
 		return nil, fmt.Errorf("open snapshot store: %w", err)
 	}
+	fsm.restoredIndex = latestSnapshotIndex(snaps)
 	logs, err := raft.NewLogCache(512, store)
 	if err != nil {
 		return nil, err

@@ -96,6 +96,11 @@ func Open(cfg Config, fsm *FSM) (*Node, error) {
 	if cfg.TrailingLogs > 0 {
 		rc.TrailingLogs = cfg.TrailingLogs
 	}
+	// Followers learn that an entry committed from the leader's next
+	// append; when no write follows, that append comes after CommitTimeout
+	// (Raft's default 50ms). A follower answering a forwarded write waits
+	// for it (read-your-writes), so it is kept short.
+	rc.CommitTimeout = 5 * time.Millisecond
 	// Group commit: up to this many waiting applies share one fsync.
 	rc.MaxAppendEntries = 512
 	rc.BatchApplyCh = true

@@ -11,10 +11,12 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/pki"
+	"github.com/strata-hpc/strata/server/api"
 )
 
 // Forwarding: commands may talk to any server. A follower authenticates the
@@ -121,7 +123,10 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, id *Identity) e
 	if err != nil {
 		return lostLeader(addr, err)
 	}
-	if idx, _ := strconv.ParseUint(resp.Header.Get(IndexHeader), 10, 64); idx > 0 {
+	// Membership changes are not waited for: reads do not see them in
+	// the state, and a server just removed never receives its removal.
+	skipWait := strings.HasPrefix(r.URL.Path, api.Version+"/operator/raft/")
+	if idx, _ := strconv.ParseUint(resp.Header.Get(IndexHeader), 10, 64); idx > 0 && !skipWait {
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 		err := s.node.WaitApplied(ctx, idx)
 		cancel()

@@ -95,7 +95,7 @@ func (s *Server) raftInfo() *api.RaftInfo {
 		return nil
 	}
 	leader, _ := s.node.Leader()
-	return &api.RaftInfo{ID: s.node.ID, State: s.node.State(), Leader: leader, Voters: voters}
+	return &api.RaftInfo{ID: s.node.ID, State: s.node.State(), Leader: leader, Voters: voters, Applied: s.node.AppliedIndex()}
 }
 
 // leadershipLost returns a channel closed when this server's current

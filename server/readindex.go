@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/strata-hpc/strata/model"
@@ -39,9 +40,11 @@ func (s *Server) readBarrier(r *http.Request, id *Identity) error {
 	switch {
 	case len(s.cfg.Peers) < 2 || s.node.IsLeader():
 		return nil
-	case r.URL.Path == api.Version+"/raft/index", r.URL.Path == api.Version+"/server":
+	case r.URL.Path == api.Version+"/raft/index", r.URL.Path == api.Version+"/server",
+		strings.HasPrefix(r.URL.Path, api.Version+"/operator/raft/"):
 		// The server's own description (qstat -B, cluster status) says
-		// which server leads, or that none does: always answered.
+		// which server leads, or that none does; list-peers reads the
+		// Raft configuration, not the state: always answered.
 		return nil
 	}
 	addr := s.leaderAPI()
@@ -68,7 +71,9 @@ func (s *Server) readBarrier(r *http.Request, id *Identity) error {
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&out) != nil {
 		return nil
 	}
-	wctx, wcancel := context.WithTimeout(r.Context(), 5*time.Second)
+	// A server that cannot catch up within this (cut off, or removed from
+	// the cluster) sends the command on to another.
+	wctx, wcancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer wcancel()
 	if err := s.node.WaitApplied(wctx, out.Index); err != nil {
 		return &model.PBSError{Code: model.PBSENotLeader, Msg: "Server is behind the leader; retry"}

@@ -126,7 +126,8 @@ func serverAttrs(info api.ServerInfo) []attr {
 	out = append(out, provisionAttrs(info.Provision)...)
 	if r := info.Raft; r != nil {
 		out = append(out, attr{Name: "raft_leader", Value: r.Leader}, attr{Name: "raft_server", Value: r.ID},
-			attr{Name: "raft_state", Value: r.State}, attr{Name: "raft_voters", Value: strconv.Itoa(r.Voters)})
+			attr{Name: "raft_state", Value: r.State}, attr{Name: "raft_voters", Value: strconv.Itoa(r.Voters)},
+			attr{Name: "raft_applied_index", Value: strconv.FormatUint(r.Applied, 10)})
 	}
 	return append(out, attr{Name: "pbs_version", Value: firstNonEmpty(info.Version, api.PBSVersion)})
 }

@@ -70,7 +70,7 @@ func TestOperatorRaftAndSnapshot(t *testing.T) {
 		one.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+sockOf(s))
 		waitFor(t, 10*time.Second, s.Name+" to show the restored state", func() bool {
 			r := one.run("qstat", "-x", after)
-			return r.code != 0 && one.run("qstat", "-x", before).code == 0
+			return r.code == 153 && one.run("qstat", "-x", before).code == 0
 		})
 	}
 }

@@ -102,6 +102,8 @@ type RaftInfo struct {
 	Leader string `json:"leader"`
 	// Voters is the number of voting servers.
 	Voters int `json:"voters"`
+	// Applied is the index of the last log entry in this server's state.
+	Applied uint64 `json:"applied"`
 }
 
 // QueueInfo is a queue's status.

@@ -26,20 +26,35 @@ type Client struct {
 	ServerName string
 	base       string
 	http       *http.Client
+	// servers are the bases of every server of a multi-server cluster
+	// (failover.go); base is then the one in use.
+	servers failover
 }
 
-// NewUnixClient returns a client for the server's local socket.
+// NewUnixClient returns a client for the server's local socket. socket may
+// list the sockets of several servers of one cluster separated by commas:
+// the client uses the first that answers and moves on when it cannot
+// connect (any server accepts commands; followers forward writes).
 func NewUnixClient(socket, serverName string) *Client {
+	sockets := SplitServers(socket)
 	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
 			var d net.Dialer
-			return d.DialContext(ctx, "unix", socket)
+			return d.DialContext(ctx, "unix", sockets[unixIndex(addr)])
 		},
 		// Keep connections for concurrent callers (bench, qsub -W block
 		// pollers) instead of redialling per request.
 		MaxIdleConnsPerHost: 64,
 	}
-	return &Client{ServerName: serverName, base: "http://strata", http: &http.Client{Transport: tr}}
+	c := &Client{ServerName: serverName, base: "http://strata", http: &http.Client{Transport: tr}}
+	if len(sockets) > 1 {
+		for i := range sockets {
+			c.servers.bases = append(c.servers.bases, fmt.Sprintf("http://s%d", i))
+		}
+		// A server without a leader says so; another may have one.
+		c.servers.onNotLeader = true
+	}
+	return c
 }
 
 // NewTCPClient returns a client for a server's TCP address. It speaks
@@ -68,7 +83,17 @@ func NewTCPClient(addr string, certs *pki.Source) *Client {
 			return tc, nil
 		},
 	}
-	return &Client{ServerName: addr, base: "https://" + addr, http: &http.Client{Transport: tr}}
+	addrs := SplitServers(addr)
+	c := &Client{ServerName: addrs[0], base: "https://" + addrs[0], http: &http.Client{Transport: tr}}
+	if len(addrs) > 1 {
+		for _, a := range addrs {
+			c.servers.bases = append(c.servers.bases, "https://"+a)
+		}
+		// Agents must reach the leader: a follower answers them "not
+		// leader" and they move on to the next server.
+		c.servers.onNotLeader = true
+	}
+	return c
 }
 
 // handshakeError is a TLS handshake that failed: the request never reached
@@ -106,6 +131,14 @@ func (e *LostReplyError) Unwrap() error { return e.Err }
 // Do sends a request and decodes a JSON reply into out (when out is non-nil).
 // A server-side refusal comes back as *model.PBSError.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	if len(c.servers.bases) > 1 {
+		return c.doFailover(ctx, method, path, query, in, out)
+	}
+	return c.doOne(ctx, c.base, method, path, query, in, out)
+}
+
+// doOne sends one request to the server at base.
+func (c *Client) doOne(ctx context.Context, base, method, path string, query url.Values, in, out any) error {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -114,7 +147,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		}
 		body = bytes.NewReader(b)
 	}
-	u := c.base + Version + path
+	u := base + Version + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}

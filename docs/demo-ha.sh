@@ -47,6 +47,11 @@ qstat -x
 echo
 echo "== $leader restarted: it rejoins as a follower and catches up"
 strata cluster start --dir "$DIR" >/dev/null
+# Its Raft role shows once it has heard from the leader (at most ~10 s).
+for _ in $(seq 1 20); do
+	strata cluster status --dir "$DIR" -F json | grep -q '"raft": *"down"' || break
+	sleep 0.5
+done
 strata cluster status --dir "$DIR"
 echo
 echo "== backup: strata operator snapshot save"

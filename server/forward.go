@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,18 +60,7 @@ func newForwarder(certs *pki.Source) *http.Client {
 	tr := &http.Transport{
 		MaxIdleConnsPerHost: 16,
 		DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			tc := tls.Client(c, certs.ClientConfig(pki.RoleServer))
-			hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
-			if err := tc.HandshakeContext(hctx); err != nil {
-				c.Close()
-				return nil, err
-			}
-			return tc, nil
+			return certs.DialPeer(ctx, dialer, network, addr, pki.RoleServer, 5*time.Second)
 		},
 	}
 	return &http.Client{Transport: tr, Timeout: forwardTimeout}

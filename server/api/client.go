@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,18 +68,7 @@ func NewTCPClient(addr string, certs *pki.Source) *Client {
 		// (pki.Source reloads it on change) and a handshake failure is
 		// told apart from a lost reply.
 		DialTLSContext: func(ctx context.Context, network, address string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, network, address)
-			if err != nil {
-				return nil, err
-			}
-			tc := tls.Client(c, certs.ClientConfig(pki.RoleServer))
-			hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			if err := tc.HandshakeContext(hctx); err != nil {
-				c.Close()
-				return nil, &handshakeError{err}
-			}
-			return tc, nil
+			return certs.DialPeer(ctx, dialer, network, address, pki.RoleServer, 10*time.Second)
 		},
 	}
 	addrs := SplitServers(addr)
@@ -96,13 +84,6 @@ func NewTCPClient(addr string, certs *pki.Source) *Client {
 	return c
 }
 
-// handshakeError is a TLS handshake that failed: the request never reached
-// the server.
-type handshakeError struct{ err error }
-
-func (e *handshakeError) Error() string { return "TLS handshake: " + e.err.Error() }
-func (e *handshakeError) Unwrap() error { return e.err }
-
 // ConnectError is returned when the server cannot be reached at all; the
 // request was certainly not processed.
 type ConnectError struct {
@@ -112,7 +93,7 @@ type ConnectError struct {
 }
 
 func (e *ConnectError) Error() string {
-	var he *handshakeError
+	var he *pki.HandshakeError
 	if errors.As(e.Err, &he) {
 		return fmt.Sprintf("cannot connect to server %s: %v", e.Server, he)
 	}
@@ -184,7 +165,7 @@ func (c *Client) doOne(ctx context.Context, base, method, path string, query url
 
 // classify separates "never reached the server" from "reply lost".
 func (c *Client) classify(err error) error {
-	var he *handshakeError
+	var he *pki.HandshakeError
 	if errors.As(err, &he) {
 		return &ConnectError{Server: c.ServerName, Errno: int(syscall.ECONNREFUSED), Err: err}
 	}

@@ -8,7 +8,7 @@ BIN     := bin
 LINKS   := qsub qstat qdel qhold qrls qalter qsig qselect qmove qrerun qrun qorder tracejob pbsnodes qmgr pbs_rsub pbs_rstat pbs_rdel
 DEMODIR ?= /tmp/strata-demo
 
-.PHONY: all build test unit demo bench vet fuzz clean
+.PHONY: all build test unit demo demo-ha bench vet fuzz clean
 
 all: build
 
@@ -50,6 +50,10 @@ fuzz:
 demo: build
 	@sh docs/demo.sh $(DEMODIR)
 
+# A failover on a local cluster of three servers (docs/ha.md).
+demo-ha: build
+	@sh docs/demo-ha.sh $(DEMODIR)-ha
+
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./scheduler/ | tee /tmp/strata-gobench.txt
 	$(GO) test -run '^$$' -bench 'FSM|Raft' -benchtime 2000x ./raftstore/ | tee -a /tmp/strata-gobench.txt
@@ -58,6 +62,9 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 5000x ./server/ | tee -a /tmp/strata-gobench.txt
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./scheduler/sim/ | tee -a /tmp/strata-gobench.txt
 	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --out docs/performance.md
+	# High availability: failover times and submission throughput, 3 servers against 1 (docs/ha.md).
+	STRATA_HA_BENCH=1 $(GO) test -tags e2e -count=1 -run '^TestHABench$$' -v ./cmd/strata/ | grep -E 'HA figures|^(ok|FAIL)'
+
 
 clean:
 	rm -rf $(BIN)

@@ -19,8 +19,9 @@ import (
 // Config is the agent's configuration. LoadConfig reads it from TOML; the
 // TOML key of each field is given in its comment.
 type Config struct {
-	// Server is the TCP address of the server API ("127.0.0.1:15001").
-	// TOML: server. Required.
+	// Server is the TCP address of the server API ("127.0.0.1:15001"),
+	// or several separated by commas (TOML: server, or servers = [...]
+	// for the servers of a multi-server cluster). Required.
 	Server string
 	// TLS names the cluster CA bundle and this host's agent certificate
 	// and key (strata tls issue --host H); the agent is who its
@@ -105,6 +106,7 @@ type VnodeConfig struct {
 // a Config so that every error can name its key.
 type fileConfig struct {
 	Server            string         `toml:"server"`
+	Servers           []string       `toml:"servers"`
 	TLS               fileTLS        `toml:"tls"`
 	Host              string         `toml:"host"`
 	Spool             string         `toml:"spool"`
@@ -237,6 +239,11 @@ func (fc *fileConfig) apply(cfg *Config, md toml.MetaData) error {
 		}
 	}
 	set(&cfg.Server, fc.Server)
+	if len(fc.Servers) > 0 {
+		// Every server of a multi-server cluster: the agent talks to
+		// the leader and moves on when its server fails (api/failover.go).
+		cfg.Server = strings.Join(fc.Servers, ",")
+	}
 	set(&cfg.Host, fc.Host)
 	set(&cfg.Spool, fc.Spool)
 	set(&cfg.TmpDir, fc.TmpDir)

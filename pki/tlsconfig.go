@@ -1,10 +1,12 @@
 package pki
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"slices"
 	"sync"
@@ -186,4 +188,31 @@ func PeerOf(cs *tls.ConnectionState) (role Role, host string, ok bool) {
 	}
 	role, host = RoleOf(cs.VerifiedChains[0][0])
 	return role, host, role != ""
+}
+
+// HandshakeError is a TLS handshake that failed after the TCP connection
+// was made: the peer received no request.
+type HandshakeError struct{ Err error }
+
+func (e *HandshakeError) Error() string { return "TLS handshake: " + e.Err.Error() }
+func (e *HandshakeError) Unwrap() error { return e.Err }
+
+// DialPeer connects to addr and completes the TLS handshake within
+// handshake, presenting this side's certificate and accepting only a peer
+// of role peer. Every dial takes the current CA pool and certificate, so
+// a rotation applies to new connections. A failed handshake comes back as
+// *HandshakeError, told apart from a connection that could not be made.
+func (s *Source) DialPeer(ctx context.Context, dialer *net.Dialer, network, addr string, peer Role, handshake time.Duration) (*tls.Conn, error) {
+	c, err := dialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	tc := tls.Client(c, s.ClientConfig(peer))
+	hctx, cancel := context.WithTimeout(ctx, handshake)
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		c.Close()
+		return nil, &HandshakeError{err}
+	}
+	return tc, nil
 }

@@ -7,6 +7,7 @@ import (
 	"log"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	memdb "github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/raft"
@@ -24,6 +25,13 @@ type FSM struct {
 	// onApply, if set, is told which command types a batch applied (the
 	// leader uses it to trigger scheduling cycles). It must not block.
 	onApply func(types []MessageType)
+	// applied is the index of the last entry this FSM has applied: unlike
+	// Raft's AppliedIndex, which moves when entries are handed to the FSM,
+	// it moves after they are in the state (applied.go).
+	applied atomic.Uint64
+	// restoredIndex, if set, tells Restore the index of the snapshot it is
+	// restoring (the latest in the snapshot store).
+	restoredIndex func() uint64
 }
 
 // NewFSM returns an FSM over an empty state store.
@@ -78,6 +86,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		}
 	}
 	txn.Commit()
+	f.setApplied(logs)
 	f.notify(types)
 	return out
 }
@@ -100,6 +109,7 @@ func (f *FSM) applyEach(st *StateStore, logs []*raft.Log) []any {
 			types = append(types, typ)
 		}
 	}
+	f.setApplied(logs)
 	f.notify(types)
 	return out
 }
@@ -160,6 +170,9 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	f.mu.Lock()
 	f.state = st
 	f.mu.Unlock()
+	if f.restoredIndex != nil {
+		f.applied.Store(f.restoredIndex())
+	}
 	return nil
 }
 

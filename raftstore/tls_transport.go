@@ -1,6 +1,7 @@
 package raftstore
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -149,7 +150,7 @@ func (s *tlsStream) Addr() net.Addr { return s.ln.Addr() }
 // certificate of the cluster CA; this side presents its own.
 func (s *tlsStream) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
 	d := &net.Dialer{Timeout: timeout}
-	c, err := tls.DialWithDialer(d, "tcp", string(address), s.src.ClientConfig(pki.RoleServer))
+	c, err := s.src.DialPeer(context.Background(), d, "tcp", string(address), pki.RoleServer, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("raft dial %s: %w", address, err)
 	}

@@ -143,6 +143,10 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request, id *Identity
 		select {
 		case <-watch:
 		case <-hooksWatch:
+		case <-s.leadershipLost():
+			// A deposed leader sends its agents on to the new one
+			// instead of holding their polls (forward.go).
+			return nil, model.Err(model.PBSENotLeader)
 		case <-timer.C:
 			return s.work(snap, host, cur), nil
 		case <-r.Context().Done():

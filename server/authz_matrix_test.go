@@ -82,6 +82,15 @@ func matrixRows() []matrixRow {
 		{"POST /v1/resvs", "/v1/resvs", `{"token":"{token}","start":{start},"end":{end},"resources":{"select":"1:ncpus=1"}}`, allow, allow, allow, deny},
 		{"GET /v1/resvs", "/v1/resvs", "", allow, allow, allow, deny},
 		{"POST /v1/resvs/{id}/delete", "/v1/resvs/{resv}/delete", `{}`, deny, allow, allow, deny},
+		// strata operator: managers only (the bodies are refused as
+		// invalid after the check, so nothing changes).
+		{"GET /v1/operator/raft/peers", "/v1/operator/raft/peers", "", deny, deny, allow, deny},
+		{"POST /v1/operator/raft/peers", "/v1/operator/raft/peers", `{"id":"","address":""}`, deny, deny, allow, deny},
+		{"POST /v1/operator/raft/peers/remove", "/v1/operator/raft/peers/remove", `{"id":"nosuch"}`, deny, deny, allow, deny},
+		{"GET /v1/operator/snapshot", "/v1/operator/snapshot", "", deny, deny, allow, deny},
+		{"POST /v1/operator/snapshot", "/v1/operator/snapshot", `{"data":""}`, deny, deny, allow, deny},
+		// The leader's applied index (reads on followers): not secret.
+		{"GET /v1/raft/index", "/v1/raft/index", "", allow, allow, allow, deny},
 		// Agent routes: no local user may use them; the agent may.
 		{"POST /v1/agent/register", "/v1/agent/register", `{"host":"matrixhost","vnodes":[]}`, deny, deny, deny, allow},
 		{"POST /v1/agent/heartbeat", "/v1/agent/heartbeat", `{"host":"matrixhost"}`, deny, deny, deny, allow},

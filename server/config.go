@@ -41,6 +41,18 @@ type Config struct {
 	TrailingLogs      uint64   `toml:"trailing_logs"`
 	// FastRaft shrinks election timers (local clusters, tests).
 	FastRaft bool `toml:"fast_raft"`
+	// RaftTimeout is Raft's heartbeat and election timeout (the leader
+	// lease is half of it): how long followers wait for a silent leader
+	// before electing another. 0 keeps Raft's default, 1s.
+	RaftTimeout Duration `toml:"raft_timeout"`
+	// NodeID is this server's Raft id; with Peers it must name one of
+	// them. Peers lists every server of a multi-server cluster (this one
+	// included): a new cluster bootstraps from it (peers.go, docs/ha.md).
+	NodeID string `toml:"node_id"`
+	Peers  []Peer `toml:"peer"`
+	// Join starts a server that never bootstraps: it waits to be added
+	// to a running cluster (strata operator raft add-peer).
+	Join bool `toml:"join"`
 
 	// HeartbeatInterval is what agents are told to use; a host is marked
 	// down after NodeDownAfter without one.
@@ -216,6 +228,8 @@ func (c *Config) Validate() error {
 		return bad("scheduler_min_interval", "must not be negative")
 	case c.SchedulerIteration.Duration <= 0:
 		return bad("scheduler_iteration", "must be positive")
+	case c.RaftTimeout.Duration != 0 && c.RaftTimeout.Duration < 50*time.Millisecond:
+		return bad("raft_timeout", "must be at least 50ms")
 	case c.MaxJobSequenceID < 9999999 || c.MaxJobSequenceID > 999999999999:
 		return bad("max_job_sequence_id", "must be between 9999999 and 999999999999")
 	}
@@ -248,6 +262,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.Limits.validate(); err != nil {
+		return err
+	}
+	if err := c.validatePeers(); err != nil {
 		return err
 	}
 	for key, m := range map[string]map[string]string{"default_chunk": c.DefaultChunk, "resources_default": c.ResourcesDefault} {

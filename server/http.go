@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/raftstore"
@@ -34,6 +35,8 @@ func (s *Server) routes() http.Handler {
 	s.agentHookRoutes(mux)
 	s.provisionRoutes(mux) // provisioning (provision_api.go)
 	s.resvRoutes(mux)      // reservations (resv.go)
+	s.operatorRoutes(mux)  // strata operator (operator.go)
+	s.raftIndexRoute(mux)  // reads on followers (readindex.go)
 	return mux
 }
 
@@ -43,6 +46,19 @@ func (s *Server) routes() http.Handler {
 func (s *Server) wrap(h handler, agentOnly bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, err := s.identify(r)
+		if err == nil && !s.node.IsLeader() {
+			// Agents talk to the leader (heartbeats live in its memory);
+			// a user's write is forwarded to it (forward.go).
+			if agentOnly && id.Agent {
+				err = model.Err(model.PBSENotLeader)
+			} else if !agentOnly && !id.Agent && r.Method != http.MethodGet && !id.Forwarded {
+				if err = s.forward(w, r, id); err == nil {
+					return
+				}
+			} else if !agentOnly && !id.Agent && r.Method == http.MethodGet {
+				err = s.readBarrier(r, id) // readindex.go
+			}
+		}
 		if err == nil && agentOnly && !id.Agent {
 			err = model.Errorf(model.PBSEPerm, "(agent routes need an agent certificate)")
 		}
@@ -67,6 +83,8 @@ func (s *Server) wrap(h handler, agentOnly bool) http.Handler {
 		if out == nil {
 			out = struct{}{}
 		}
+		// A forwarding follower waits until it has applied this much.
+		w.Header().Set(IndexHeader, strconv.FormatUint(s.node.AppliedIndex(), 10))
 		json.NewEncoder(w).Encode(out)
 	})
 }
@@ -224,6 +242,7 @@ func (s *Server) handleServer(w http.ResponseWriter, r *http.Request, id *Identi
 	snap := s.state()
 	info := s.serverInfo(snap)
 	info.Provision = serverProvision(snap, s.now().Unix())
+	info.Raft = s.raftInfo()
 	return info, nil
 }
 

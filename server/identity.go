@@ -27,6 +27,9 @@ type Identity struct {
 	Group string
 	Host  string
 	Agent bool
+	// Forwarded is set on the leader for a request a follower forwarded;
+	// such a request is never forwarded again.
+	Forwarded bool `json:"-"`
 }
 
 type connKey struct{}
@@ -40,12 +43,29 @@ func saveConn(ctx context.Context, c net.Conn) context.Context {
 // identify authenticates a request.
 func (s *Server) identify(r *http.Request) (*Identity, error) {
 	conn, _ := r.Context().Value(connKey{}).(net.Conn)
+	role, host, verified := pki.PeerOf(r.TLS)
+	onBehalf := r.Header.Get(OnBehalfHeader)
+	// Only another server of the cluster may speak for a user: the
+	// header from anyone else is an attempt to borrow an identity.
+	if onBehalf != "" && !(verified && role == pki.RoleServer) {
+		return nil, model.Errorf(model.PBSEPerm, "(only a server of the cluster may forward a request)")
+	}
 	if uc, ok := conn.(*net.UnixConn); ok {
 		return peerIdentity(uc, s.hostname)
 	}
+	if verified && role == pki.RoleServer {
+		if onBehalf == "" {
+			return nil, model.Errorf(model.PBSEPerm, "(a server peer must name the user it forwards for)")
+		}
+		id, err := forwardedIdentity(onBehalf)
+		if err == nil {
+			id.Forwarded = true
+		}
+		return id, err
+	}
 	// TCP: only a client certificate of the cluster CA identifies the
 	// caller (the TLS layer verified the chain and the role).
-	if role, host, ok := pki.PeerOf(r.TLS); ok && role == pki.RoleAgent {
+	if verified && role == pki.RoleAgent {
 		return &Identity{UID: -1, GID: -1, Host: host, Agent: true}, nil
 	}
 	return nil, model.Errorf(model.PBSEPerm, "(the TCP API needs an agent certificate of the cluster)")

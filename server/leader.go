@@ -23,17 +23,20 @@ func (s *Server) watchLeadership(ctx context.Context) {
 			return
 		case leader := <-ch:
 			stop()
+			s.setLeading(false)
 			if !leader {
 				s.logger.Printf("lost leadership")
 				continue
 			}
 			// The FSM may lag the log just after an election; a barrier
-			// makes it current before we act on it.
-			if err := s.node.Raft.Barrier(10 * time.Second).Error(); err != nil {
-				s.logger.Printf("leader barrier: %v", err)
+			// makes it current before we act on it. A failed barrier is
+			// retried while we still lead: giving up would leave a leader
+			// that schedules nothing.
+			if !s.leaderBarrier(ctx) {
 				continue
 			}
 			s.logger.Printf("became leader")
+			s.setLeading(true)
 			lctx, cancel := context.WithCancel(ctx)
 			stop = func() { cancel(); wg.Wait(); stop = func() {} }
 			s.resetHeartbeats()
@@ -44,6 +47,24 @@ func (s *Server) watchLeadership(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// leaderBarrier waits until every entry committed before this leadership
+// is applied here; false when leadership (or the server) ended first.
+func (s *Server) leaderBarrier(ctx context.Context) bool {
+	for s.node.IsLeader() {
+		err := s.node.Raft.Barrier(10 * time.Second).Error()
+		if err == nil {
+			return s.node.IsLeader()
+		}
+		s.logger.Printf("leader barrier: %v", err)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return false
 }
 
 // syncConfig seeds the replicated configuration from the TOML file when

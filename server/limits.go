@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -136,6 +137,11 @@ func (l *Limits) peerKey(c net.Conn) (string, int, int) {
 			return "uid:" + strconv.Itoa(uid), 0, 0
 		}
 		return "uid:" + strconv.Itoa(uid), l.MaxConnsPerUser, l.MaxInflightPerUser
+	}
+	if tc, ok := c.(*tls.Conn); ok {
+		if key, mc, mi, ok := l.tlsPeerKey(tc); ok {
+			return key, mc, mi
+		}
 	}
 	host := c.RemoteAddr().String()
 	if h, _, err := net.SplitHostPort(host); err == nil {

@@ -38,6 +38,11 @@ type Server struct {
 	hbMu       sync.Mutex
 	heartbeats map[string]time.Time
 	now        func() time.Time
+	// forwarder sends a follower's writes to the leader (forward.go).
+	forwarder *http.Client
+	// leadEnd is closed when the current leadership ends (peers.go).
+	leadMu  sync.Mutex
+	leadEnd chan struct{}
 }
 
 // New prepares a server; Run starts it.
@@ -69,18 +74,22 @@ func (s *Server) Run(ctx context.Context) error {
 		TLS:               certs,
 		DataDir:           filepath.Join(s.cfg.DataDir, "raft"),
 		BindAddr:          s.cfg.RaftAddr,
-		Bootstrap:         true,
+		Bootstrap:         !s.cfg.Join,
+		LocalID:           s.cfg.NodeID,
+		Peers:             s.cfg.raftPeers(),
 		SnapshotThreshold: s.cfg.SnapshotThreshold,
 		SnapshotInterval:  s.cfg.SnapshotInterval.Duration,
 		TrailingLogs:      s.cfg.TrailingLogs,
 		LogOutput:         s.logger.Writer(),
 		Fast:              s.cfg.FastRaft,
+		Timeout:           s.cfg.RaftTimeout.Duration,
 	}, fsm)
 	if err != nil {
 		return err
 	}
 	s.node = node
 	defer node.Shutdown()
+	s.forwarder = newForwarder(certs)
 
 	unixLn, err := listenUnix(s.cfg.Socket)
 	if err != nil {
@@ -93,7 +102,11 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	// The TCP API is HTTPS with the server certificate; a client
 	// certificate is verified when given (identify then needs an agent's).
-	tcpLn = tls.NewListener(tcpLn, certs.ServerConfig(tls.VerifyClientCertIfGiven, pki.RoleAgent))
+	// Handshakes complete before the HTTP server sees a connection, so the
+	// per-caller caps key it by certificate (tlslisten.go).
+	lim := s.cfg.Limits.withDefaults()
+	tcpLn = newHandshakeListener(tcpLn, certs.ServerConfig(tls.VerifyClientCertIfGiven, pki.RoleAgent, pki.RoleServer),
+		lim.ReadHeaderTimeout.Duration, lim.MaxConnsPerHost, s.logger)
 	srv := &http.Server{Handler: s.routes(), ConnContext: saveConn, ErrorLog: s.logger}
 	hardenHTTP(srv, s.cfg.Limits, s.logger) // timeouts and per-caller caps (limits.go)
 	errc := make(chan error, 2)

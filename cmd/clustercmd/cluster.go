@@ -66,8 +66,8 @@ func start(c *cli.Context) error {
 	}
 	layout, err := loadLayout(dir)
 	if os.IsNotExist(err) {
-		if c.Int("servers") != 1 {
-			return cli.Exit("strata cluster: --servers must be 1 in this release (multi-server clusters arrive with high availability)", 2)
+		if n := c.Int("servers"); n != 1 && n != 3 && n != 5 {
+			return cli.Exit("strata cluster: --servers must be 1, 3 or 5 (a Raft cluster needs an odd number of voters)", 2)
 		}
 		if c.Int("moms") < 1 || c.Int("ncpus") < 1 {
 			return cli.Exit("strata cluster: --moms and --ncpus must be at least 1", 2)
@@ -81,7 +81,7 @@ func start(c *cli.Context) error {
 				return cli.Exit("strata cluster: --server-config: "+err.Error(), 2)
 			}
 		}
-		layout, err = create(dir, c.String("name"), c.Int("moms"), c.Int("ncpus"), c.String("mem"), extra)
+		layout, err = create(dir, c.String("name"), c.Int("servers"), c.Int("moms"), c.Int("ncpus"), c.String("mem"), extra)
 	} else if err == nil {
 		err = migrateSecret(dir, layout) // clusters of the shared-secret release (tls.go)
 	}
@@ -115,7 +115,7 @@ func start(c *cli.Context) error {
 
 // create writes the configuration of a new cluster.
 // extra is appended to the server's configuration.
-func create(dir, name string, moms, ncpus int, mem string, extra []byte) (*Layout, error) {
+func create(dir, name string, servers, moms, ncpus int, mem string, extra []byte) (*Layout, error) {
 	if name == "" {
 		host, _ := os.Hostname()
 		name, _, _ = strings.Cut(host, ".")
@@ -130,40 +130,16 @@ func create(dir, name string, moms, ncpus int, mem string, extra []byte) (*Layou
 	if err := createPKI(dir, hosts); err != nil {
 		return nil, err
 	}
-	apiAddr, err := freePort()
+	srvProcs, err := createServers(dir, name, servers, extra)
 	if err != nil {
 		return nil, err
 	}
-	raftAddr, err := freePort()
-	if err != nil {
-		return nil, err
+	l := &Layout{ServerName: name, APIAddr: srvProcs[0].Addr, Socket: srvProcs[0].Socket, Procs: srvProcs}
+	serverKey := fmt.Sprintf("server = %q", l.APIAddr)
+	if servers > 1 {
+		b, _ := json.Marshal(l.apiAddrs())
+		serverKey = "servers = " + string(b)
 	}
-	l := &Layout{ServerName: name, APIAddr: apiAddr, Socket: filepath.Join(dir, "server1", "strata.sock")}
-	srvDir := filepath.Join(dir, "server1")
-	if err := os.MkdirAll(srvDir, 0o755); err != nil {
-		return nil, err
-	}
-	srvConf := fmt.Sprintf(`# Local cluster server (written by strata cluster start).
-name = %q
-data_dir = %q
-socket = %q
-api_addr = %q
-raft_addr = %q
-%s
-fast_raft = true
-allow_root_jobs = true
-heartbeat_interval = "1s"
-node_down_after = "5s"
-node_fail_requeue = "30s"
-`, name, filepath.Join(srvDir, "data"), l.Socket, apiAddr, raftAddr, serverTLS(dir))
-	if len(extra) > 0 {
-		srvConf += "\n# Appended from --server-config.\n" + string(extra) + "\n"
-	}
-	srvPath := filepath.Join(srvDir, "server.toml")
-	if err := os.WriteFile(srvPath, []byte(srvConf), 0o644); err != nil {
-		return nil, err
-	}
-	l.Procs = append(l.Procs, Process{Name: "server1", Role: "server", Config: srvPath, Addr: apiAddr, Log: filepath.Join(dir, "server1.log")})
 	for i := 1; i <= moms; i++ {
 		host := fmt.Sprintf("node%d", i)
 		momDir := filepath.Join(dir, host)
@@ -172,7 +148,7 @@ node_fail_requeue = "30s"
 		}
 		os.Chmod(filepath.Join(momDir, "tmp"), os.ModeSticky|0o777) // 0o1777 is not ModeSticky in Go
 		conf := fmt.Sprintf(`# Local cluster agent (written by strata cluster start).
-server = %q
+%s
 %s
 host = %q
 spool = %q
@@ -184,7 +160,7 @@ usage_interval = "2s"
 [resources]
 ncpus = %d
 mem = %q
-`, apiAddr, agentTLS(dir, host), host, filepath.Join(momDir, "spool"), filepath.Join(momDir, "tmp"), ncpus, mem)
+`, serverKey, agentTLS(dir, host), host, filepath.Join(momDir, "spool"), filepath.Join(momDir, "tmp"), ncpus, mem)
 		// Provisioning hook point (reboot.go): top-level keys must come
 		// before the [resources] table.
 		if exe, err := os.Executable(); err == nil {
@@ -234,13 +210,13 @@ export PATH=%q:"$PATH"
 export STRATA_SOCKET=%q
 export PBS_SERVER=%q
 export STRATA_CLUSTER_DIR=%q
-`, dir, bin, l.Socket, l.ServerName, dir)
+`, dir, bin, l.sockets(), l.ServerName, dir)
 	return os.WriteFile(filepath.Join(dir, "env"), []byte(env), 0o644)
 }
 
 // waitReady polls until the server answers and every agent's vnode is free.
 func waitReady(ctx context.Context, dir string, l *Layout, exited map[string]<-chan struct{}, timeout time.Duration) error {
-	client := api.NewUnixClient(l.Socket, l.ServerName)
+	client := api.NewUnixClient(l.sockets(), l.ServerName)
 	deadline := time.Now().Add(timeout)
 	want := 0
 	for _, p := range l.Procs {
@@ -339,6 +315,9 @@ type procStatus struct {
 	Pid   int    `json:"pid"`
 	Addr  string `json:"address"`
 	State string `json:"state"`
+	// Raft is a server's role: leader, follower, candidate, or down
+	// (stopped or not answering within a second).
+	Raft string `json:"raft,omitempty"`
 }
 
 func status(c *cli.Context) error {
@@ -354,7 +333,12 @@ func status(c *cli.Context) error {
 			st.Pid, st.State = pid, "running"
 		}
 		if p.Role == "server" {
-			st.Addr = p.Addr + " " + l.Socket
+			sock := p.Socket
+			if sock == "" {
+				sock = l.Socket
+			}
+			st.Addr = p.Addr + " " + sock
+			st.Raft = raftRole(c.Context, sock, st.Pid != 0)
 		}
 		rows = append(rows, st)
 	}
@@ -369,13 +353,17 @@ func printStatus(w io.Writer, rows []procStatus, format string) error {
 		return enc.Encode(map[string]any{"processes": rows})
 	case "":
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tROLE\tPID\tSTATE\tADDRESS")
+		fmt.Fprintln(tw, "NAME\tROLE\tPID\tSTATE\tRAFT\tADDRESS")
 		for _, r := range rows {
 			pid := "-"
 			if r.Pid != 0 {
 				pid = fmt.Sprint(r.Pid)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Role, pid, r.State, r.Addr)
+			raft := r.Raft
+			if raft == "" {
+				raft = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Role, pid, r.State, raft, r.Addr)
 		}
 		return tw.Flush()
 	}

@@ -31,6 +31,8 @@ type Process struct {
 	Role   string `json:"role"` // "server" or "mom"
 	Config string `json:"config"`
 	Addr   string `json:"address"`
+	// Socket is a server's Unix socket.
+	Socket string `json:"socket,omitempty"`
 	Log    string `json:"log"`
 }
 

@@ -93,6 +93,14 @@ func writeServerTable(b *strings.Builder, info api.ServerInfo) {
 		truncMark(info.Name, 16), 0, info.TotalJobs, c[model.StateQueued], c[model.StateRunning],
 		c[model.StateHeld], c[model.StateWaiting], c[model.StateTransit], c[model.StateExiting],
 		firstNonEmpty(info.State, "Active"))
+	if r := info.Raft; r != nil {
+		// A multi-server cluster: say which server leads (docs/ha.md).
+		leader := r.Leader
+		if leader == "" {
+			leader = "(none: election in progress)"
+		}
+		fmt.Fprintf(b, "\nLeader: %s  (answered by %s, %s; %d voting servers)\n", leader, r.ID, r.State, r.Voters)
+	}
 }
 
 // serverAttrs are the server's attributes for qstat -Bf.
@@ -116,5 +124,10 @@ func serverAttrs(info api.ServerInfo) []attr {
 		out = append(out, attr{Name: "max_job_sequence_id", Value: strconv.FormatInt(info.MaxJobSequenceID, 10)})
 	}
 	out = append(out, provisionAttrs(info.Provision)...)
+	if r := info.Raft; r != nil {
+		out = append(out, attr{Name: "raft_leader", Value: r.Leader}, attr{Name: "raft_server", Value: r.ID},
+			attr{Name: "raft_state", Value: r.State}, attr{Name: "raft_voters", Value: strconv.Itoa(r.Voters)},
+			attr{Name: "raft_applied_index", Value: strconv.FormatUint(r.Applied, 10)})
+	}
 	return append(out, attr{Name: "pbs_version", Value: firstNonEmpty(info.Version, api.PBSVersion)})
 }

@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,20 +25,35 @@ type Client struct {
 	ServerName string
 	base       string
 	http       *http.Client
+	// servers are the bases of every server of a multi-server cluster
+	// (failover.go); base is then the one in use.
+	servers failover
 }
 
-// NewUnixClient returns a client for the server's local socket.
+// NewUnixClient returns a client for the server's local socket. socket may
+// list the sockets of several servers of one cluster separated by commas:
+// the client uses the first that answers and moves on when it cannot
+// connect (any server accepts commands; followers forward writes).
 func NewUnixClient(socket, serverName string) *Client {
+	sockets := SplitServers(socket)
 	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
 			var d net.Dialer
-			return d.DialContext(ctx, "unix", socket)
+			return d.DialContext(ctx, "unix", sockets[unixIndex(addr)])
 		},
 		// Keep connections for concurrent callers (bench, qsub -W block
 		// pollers) instead of redialling per request.
 		MaxIdleConnsPerHost: 64,
 	}
-	return &Client{ServerName: serverName, base: "http://strata", http: &http.Client{Transport: tr}}
+	c := &Client{ServerName: serverName, base: "http://strata", http: &http.Client{Transport: tr}}
+	if len(sockets) > 1 {
+		for i := range sockets {
+			c.servers.bases = append(c.servers.bases, fmt.Sprintf("http://s%d", i))
+		}
+		// A server without a leader says so; another may have one.
+		c.servers.onNotLeader = true
+	}
+	return c
 }
 
 // NewTCPClient returns a client for a server's TCP address. It speaks
@@ -54,29 +68,21 @@ func NewTCPClient(addr string, certs *pki.Source) *Client {
 		// (pki.Source reloads it on change) and a handshake failure is
 		// told apart from a lost reply.
 		DialTLSContext: func(ctx context.Context, network, address string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, network, address)
-			if err != nil {
-				return nil, err
-			}
-			tc := tls.Client(c, certs.ClientConfig(pki.RoleServer))
-			hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			if err := tc.HandshakeContext(hctx); err != nil {
-				c.Close()
-				return nil, &handshakeError{err}
-			}
-			return tc, nil
+			return certs.DialPeer(ctx, dialer, network, address, pki.RoleServer, 10*time.Second)
 		},
 	}
-	return &Client{ServerName: addr, base: "https://" + addr, http: &http.Client{Transport: tr}}
+	addrs := SplitServers(addr)
+	c := &Client{ServerName: addrs[0], base: "https://" + addrs[0], http: &http.Client{Transport: tr}}
+	if len(addrs) > 1 {
+		for _, a := range addrs {
+			c.servers.bases = append(c.servers.bases, "https://"+a)
+		}
+		// Agents must reach the leader: a follower answers them "not
+		// leader" and they move on to the next server.
+		c.servers.onNotLeader = true
+	}
+	return c
 }
-
-// handshakeError is a TLS handshake that failed: the request never reached
-// the server.
-type handshakeError struct{ err error }
-
-func (e *handshakeError) Error() string { return "TLS handshake: " + e.err.Error() }
-func (e *handshakeError) Unwrap() error { return e.err }
 
 // ConnectError is returned when the server cannot be reached at all; the
 // request was certainly not processed.
@@ -87,7 +93,7 @@ type ConnectError struct {
 }
 
 func (e *ConnectError) Error() string {
-	var he *handshakeError
+	var he *pki.HandshakeError
 	if errors.As(e.Err, &he) {
 		return fmt.Sprintf("cannot connect to server %s: %v", e.Server, he)
 	}
@@ -106,6 +112,14 @@ func (e *LostReplyError) Unwrap() error { return e.Err }
 // Do sends a request and decodes a JSON reply into out (when out is non-nil).
 // A server-side refusal comes back as *model.PBSError.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	if len(c.servers.bases) > 1 {
+		return c.doFailover(ctx, method, path, query, in, out)
+	}
+	return c.doOne(ctx, c.base, method, path, query, in, out)
+}
+
+// doOne sends one request to the server at base.
+func (c *Client) doOne(ctx context.Context, base, method, path string, query url.Values, in, out any) error {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -114,7 +128,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		}
 		body = bytes.NewReader(b)
 	}
-	u := c.base + Version + path
+	u := base + Version + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
@@ -151,7 +165,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 
 // classify separates "never reached the server" from "reply lost".
 func (c *Client) classify(err error) error {
-	var he *handshakeError
+	var he *pki.HandshakeError
 	if errors.As(err, &he) {
 		return &ConnectError{Server: c.ServerName, Errno: int(syscall.ECONNREFUSED), Err: err}
 	}

@@ -87,6 +87,23 @@ type ServerInfo struct {
 	// Provision is the provisioning insight (qstat -Bf), on GET /server
 	// only.
 	Provision *ServerProvision `json:"provisioning,omitempty"`
+	// Raft is this server's place in a multi-server cluster (GET /server
+	// only; absent for a single server).
+	Raft *RaftInfo `json:"raft,omitempty"`
+}
+
+// RaftInfo says which server answered and which leads.
+type RaftInfo struct {
+	// ID is the answering server's Raft id, State its role: "leader",
+	// "follower" or "candidate".
+	ID    string `json:"id"`
+	State string `json:"state"`
+	// Leader is the leader's Raft id ("" while none is known).
+	Leader string `json:"leader"`
+	// Voters is the number of voting servers.
+	Voters int `json:"voters"`
+	// Applied is the index of the last log entry in this server's state.
+	Applied uint64 `json:"applied"`
 }
 
 // QueueInfo is a queue's status.

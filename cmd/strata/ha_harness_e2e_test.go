@@ -1,0 +1,114 @@
+//go:build e2e
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// newHACluster starts a local cluster of `servers` Raft servers and moms
+// agents through `strata cluster start --servers N`, and points the
+// commands at every server's socket, as DIR/env does.
+func newHACluster(t *testing.T, servers, moms, ncpus int) *cluster {
+	t.Helper()
+	base, err := os.MkdirTemp("", "strata-e2e-ha-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(base, 0o755)
+	c := &cluster{t: t, dir: filepath.Join(base, "cluster"), work: filepath.Join(base, "work")}
+	os.MkdirAll(c.work, 0o777)
+	os.Chmod(c.work, 0o777)
+	clusterDirs.Lock()
+	clusterDirs.dirs = append(clusterDirs.dirs, base+"/")
+	clusterDirs.Unlock()
+	t.Cleanup(func() {
+		exec.Command(filepath.Join(binDir, "strata"), "cluster", "stop", "--dir", c.dir).Run()
+		if t.Failed() {
+			for i := 1; i <= servers; i++ {
+				b, _ := os.ReadFile(filepath.Join(c.dir, fmt.Sprintf("server%d.log", i)))
+				t.Logf("--- server%d.log ---\n%s", i, tail(string(b), 2000))
+			}
+		}
+		os.RemoveAll(base)
+	})
+	out, err := exec.Command(filepath.Join(binDir, "strata"), "cluster", "start", "--dir", c.dir,
+		"--servers", fmt.Sprint(servers), "--moms", fmt.Sprint(moms), "--ncpus", fmt.Sprint(ncpus),
+		"--mem", "4gb", "--name", "e2e").CombinedOutput()
+	if err != nil {
+		t.Fatalf("cluster start: %v\n%s", err, out)
+	}
+	env, err := os.ReadFile(filepath.Join(c.dir, "env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sockets := ""
+	for _, line := range strings.Split(string(env), "\n") {
+		if v, ok := strings.CutPrefix(line, "export STRATA_SOCKET="); ok {
+			sockets = strings.Trim(v, `"`)
+		}
+	}
+	if strings.Count(sockets, ",") != servers-1 {
+		t.Fatalf("DIR/env STRATA_SOCKET=%q does not list %d servers", sockets, servers)
+	}
+	c.env = append(os.Environ(), "PATH="+binDir+":"+os.Getenv("PATH"), "STRATA_SOCKET="+sockets, "PBS_SERVER=e2e")
+	return c
+}
+
+// haProc is one row of `strata cluster status -F json`.
+type haProc struct {
+	Name  string `json:"name"`
+	Role  string `json:"role"`
+	Pid   int    `json:"pid"`
+	Addr  string `json:"address"`
+	State string `json:"state"`
+	Raft  string `json:"raft"`
+}
+
+func (c *cluster) status() []haProc {
+	c.t.Helper()
+	out, err := exec.Command(filepath.Join(binDir, "strata"), "cluster", "status", "--dir", c.dir, "-F", "json").Output()
+	if err != nil {
+		c.t.Fatalf("cluster status: %v", err)
+	}
+	var doc struct {
+		Processes []haProc `json:"processes"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		c.t.Fatalf("cluster status -F json: %v\n%s", err, out)
+	}
+	return doc.Processes
+}
+
+// leader waits until exactly one server reports "leader" and returns it.
+func (c *cluster) leader(timeout time.Duration) haProc {
+	c.t.Helper()
+	var lead haProc
+	waitFor(c.t, timeout, "one leader", func() bool {
+		n := 0
+		for _, p := range c.status() {
+			if p.Role == "server" && p.Raft == "leader" {
+				lead = p
+				n++
+			}
+		}
+		return n == 1
+	})
+	return lead
+}
+
+// sockOf returns a server's socket from its status address ("api sock").
+func sockOf(p haProc) string {
+	f := strings.Fields(p.Addr)
+	return f[len(f)-1]
+}
+
+// apiOf returns a server's TCP API address.
+func apiOf(p haProc) string { return strings.Fields(p.Addr)[0] }

@@ -1,0 +1,104 @@
+//go:build e2e
+
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHAJoinNewServer: a fourth server started with join = true does not
+// bootstrap a cluster of its own; a manager adds it with `strata operator
+// raft add-peer`, it catches up with the existing state (jobs submitted
+// before it existed are readable through its socket), and it takes writes
+// it forwards to the leader.
+func TestHAJoinNewServer(t *testing.T) {
+	c := newHACluster(t, 3, 1, 1)
+	before := c.submit("#!/bin/sh\nexit 0\n", "-h")
+	td := filepath.Join(c.dir, "tls")
+	cert, key := filepath.Join(td, "server-server4.pem"), filepath.Join(td, "server-server4-key.pem")
+	c.must("strata", "tls", "issue", "--dir", td, "--server", "--host", "127.0.0.1", "--cert", cert, "--key", key)
+
+	port := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		return ln.Addr().String()
+	}
+	api4, raft4 := port(), port()
+	// Server 3's file with this server's own keys, join = true, and its
+	// table added to the peers.
+	b, err := os.ReadFile(filepath.Join(c.dir, "server3", "server.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir4 := filepath.Join(c.dir, "server4")
+	os.MkdirAll(dir4, 0o755)
+	var lines []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		k := strings.TrimSpace(strings.SplitN(l, "=", 2)[0])
+		if seen[k] || strings.HasPrefix(l, "[") {
+			// Only the top-level keys, which come first; the [[peer]]
+			// tables after them are kept as they are.
+			k = ""
+		}
+		seen[k] = true
+		switch k {
+		case "node_id":
+			l = `node_id = "server4"` + "\njoin = true"
+		case "data_dir":
+			l = fmt.Sprintf("data_dir = %q", filepath.Join(dir4, "data"))
+		case "socket":
+			l = fmt.Sprintf("socket = %q", filepath.Join(dir4, "strata.sock"))
+		case "api_addr":
+			l = fmt.Sprintf("api_addr = %q", api4)
+		case "raft_addr":
+			l = fmt.Sprintf("raft_addr = %q", raft4)
+		case "tls":
+			l = fmt.Sprintf("tls = { ca_file = %q, cert_file = %q, key_file = %q }", filepath.Join(td, "ca.pem"), cert, key)
+		}
+		lines = append(lines, l)
+	}
+	conf := strings.Join(lines, "\n") + fmt.Sprintf("\n[[peer]]\nid = \"server4\"\nraft_addr = %q\napi_addr = %q\n", raft4, api4)
+	path := filepath.Join(dir4, "server.toml")
+	os.WriteFile(path, []byte(conf), 0o644)
+	logf, _ := os.Create(filepath.Join(c.dir, "server4.log"))
+	srv := exec.Command(filepath.Join(binDir, "strata"), "server", "--config", path)
+	srv.Stdout, srv.Stderr = logf, logf
+	srv.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Process.Kill()
+		srv.Wait()
+		if t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(c.dir, "server4.log"))
+			t.Logf("--- server4.log ---\n%s", tail(string(b), 3000))
+		}
+	})
+
+	c.must("strata", "operator", "raft", "add-peer", "--id", "server4", "--address", raft4)
+	waitFor(t, 10*time.Second, "four peers", func() bool {
+		return strings.Count(c.must("strata", "operator", "raft", "list-peers"), "server") == 4
+	})
+	via4 := *c
+	via4.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+filepath.Join(dir4, "strata.sock"))
+	waitFor(t, 20*time.Second, "server4 to serve the job submitted before it joined", func() bool {
+		return via4.run("qstat", before).code == 0
+	})
+	after := via4.submit("#!/bin/sh\nexit 0\n", "-h")
+	if r := c.run("qstat", after); r.code != 0 {
+		t.Fatalf("job %s submitted through the new server is not visible: %s", after, r.stderr)
+	}
+}

@@ -1,0 +1,69 @@
+package api
+
+import (
+	"context"
+	"net/http"
+)
+
+// RaftPeer is one server of the Raft configuration (strata operator raft
+// list-peers).
+type RaftPeer struct {
+	ID      string `json:"id"`
+	Address string `json:"address"`
+	APIAddr string `json:"api_addr,omitempty"`
+	Voter   bool   `json:"voter"`
+	Leader  bool   `json:"leader"`
+}
+
+// RaftPeersResponse answers GET /operator/raft/peers.
+type RaftPeersResponse struct {
+	Peers []RaftPeer `json:"peers"`
+}
+
+// RaftPeerRequest names a server to add (id and Raft address) or remove
+// (id, or address).
+type RaftPeerRequest struct {
+	ID      string `json:"id"`
+	Address string `json:"address"`
+}
+
+// Snapshot is a saved state snapshot (strata operator snapshot save): a
+// JSON header line and the FSM's bytes, base64 in JSON.
+type Snapshot struct {
+	Data []byte `json:"data"`
+}
+
+// RaftPeers lists the Raft configuration.
+func (c *Client) RaftPeers(ctx context.Context) (*RaftPeersResponse, error) {
+	var out RaftPeersResponse
+	err := c.Do(ctx, http.MethodGet, "/operator/raft/peers", nil, nil, &out)
+	return &out, err
+}
+
+// AddRaftPeer adds a voter.
+func (c *Client) AddRaftPeer(ctx context.Context, req RaftPeerRequest) error {
+	return c.Do(ctx, http.MethodPost, "/operator/raft/peers", nil, req, nil)
+}
+
+// RemoveRaftPeer removes a server.
+func (c *Client) RemoveRaftPeer(ctx context.Context, req RaftPeerRequest) error {
+	return c.Do(ctx, http.MethodPost, "/operator/raft/peers/remove", nil, req, nil)
+}
+
+// SaveSnapshot fetches a snapshot of the state.
+func (c *Client) SaveSnapshot(ctx context.Context) ([]byte, error) {
+	var out Snapshot
+	err := c.Do(ctx, http.MethodGet, "/operator/snapshot", nil, nil, &out)
+	return out.Data, err
+}
+
+// RestoreSnapshot replaces the cluster's state with a saved snapshot.
+func (c *Client) RestoreSnapshot(ctx context.Context, data []byte) error {
+	return c.Do(ctx, http.MethodPost, "/operator/snapshot", nil, Snapshot{Data: data}, nil)
+}
+
+// RaftIndex is the leader's applied index (GET /raft/index), which a
+// follower waits for before answering a read.
+type RaftIndex struct {
+	Index uint64 `json:"index"`
+}

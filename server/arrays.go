@@ -10,19 +10,6 @@ import (
 	"github.com/strata-hpc/strata/server/api"
 )
 
-// schedulableJobs are the scheduler's candidates before limits and queue
-// state: queued jobs and the array parents that have begun and still have
-// queued subjobs.
-func schedulableJobs(snap *raftstore.StateSnapshot) []*model.Job {
-	out := snap.JobsInState(model.StateQueued)
-	for _, j := range snap.JobsInState(model.StateBegun) {
-		if j.Array != nil && len(j.Array.Queued) > 0 {
-			out = append(out, j)
-		}
-	}
-	return out
-}
-
 // checkArraySize enforces max_array_size (default 10000) on a submission.
 func checkArraySize(j *model.Job, cfg *model.ServerConfig) error {
 	if j.Array == nil {

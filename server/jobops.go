@@ -12,6 +12,7 @@ import (
 	"github.com/strata-hpc/strata/raftstore"
 	"github.com/strata-hpc/strata/scheduler"
 	"github.com/strata-hpc/strata/server/api"
+	"github.com/strata-hpc/strata/server/schedglue"
 )
 
 // Routes of the job and vnode operations. Each handler checks permissions
@@ -224,7 +225,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, id *Identity)
 			return nil, err
 		}
 	} else {
-		in := buildSnapshot(snap, now)
+		in := schedglue.Input(snap, now)
 		c := j.Copy()
 		c.NeverRunEpoch = 0
 		in.Queued = []*model.Job{c}

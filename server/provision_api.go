@@ -8,6 +8,7 @@ import (
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/raftstore"
 	"github.com/strata-hpc/strata/server/api"
+	"github.com/strata-hpc/strata/server/schedglue"
 )
 
 func (s *Server) provisionRoutes(mux *http.ServeMux) {
@@ -24,7 +25,7 @@ func (s *Server) provisionWork(snap *raftstore.StateSnapshot, host string) *api.
 		return nil
 	}
 	cfg := snap.Config()
-	h := provisionHook(&cfg)
+	h := schedglue.ProvisionHook(&cfg)
 	if h == nil {
 		return nil
 	}
@@ -64,10 +65,10 @@ func (s *Server) handleProvisionStatus(w http.ResponseWriter, r *http.Request, i
 // failures, and a suggested max_concurrent_provision.
 func provisionStatus(snap *raftstore.StateSnapshot, now int64) *api.ProvisionStatus {
 	cfg := snap.Config()
-	h := provisionHook(&cfg)
+	h := schedglue.ProvisionHook(&cfg)
 	st := &api.ProvisionStatus{Enabled: h != nil, MaxConcurrent: cfg.ProvisionConcurrency(), Ops: snap.ProvOps(), Stats: snap.ProvStats()}
 	if h != nil {
-		st.Hook, st.Mode = h.Name, provisionMode(h)
+		st.Hook, st.Mode = h.Name, schedglue.ProvisionMode(h)
 	}
 	var oldestWait int64
 	for _, op := range st.Ops {
@@ -78,7 +79,7 @@ func provisionStatus(snap *raftstore.StateSnapshot, now int64) *api.ProvisionSta
 			st.Running++
 		}
 	}
-	info := provisionInfo(snap, &cfg)
+	info := schedglue.ProvisionInfo(snap, &cfg)
 	per := map[string]*api.ProvisionAOE{}
 	waits := map[string]int64{}
 	for _, s := range st.Stats {

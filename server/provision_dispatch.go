@@ -9,6 +9,7 @@ import (
 	"github.com/strata-hpc/strata/hooks"
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/server/schedglue"
 )
 
 // provisionTick bounds how long the dispatcher sleeps without a state
@@ -65,7 +66,7 @@ func (d *dispatcher) step(ctx context.Context, snap *raftstore.StateSnapshot) {
 	now := s.now().Unix()
 	ops := snap.ProvOps()
 	d.logOutcomes(snap, ops)
-	hook := provisionHook(&cfg)
+	hook := schedglue.ProvisionHook(&cfg)
 	running := 0
 	for _, op := range ops {
 		if op.State != model.ProvWaiting {
@@ -87,7 +88,7 @@ func (d *dispatcher) step(ctx context.Context, snap *raftstore.StateSnapshot) {
 		if alarm <= 0 {
 			alarm = 30
 		}
-		res, err := s.apply(&raftstore.ProvisionStart{Host: op.Host, Mode: provisionMode(hook), Alarm: alarm, Now: now})
+		res, err := s.apply(&raftstore.ProvisionStart{Host: op.Host, Mode: schedglue.ProvisionMode(hook), Alarm: alarm, Now: now})
 		if err != nil {
 			s.logger.Printf("start provisioning of %s: %v", op.Host, err)
 			return

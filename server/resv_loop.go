@@ -6,6 +6,7 @@ import (
 
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/server/schedglue"
 )
 
 // resvTombstoneTTL is how long a denied or deleted reservation stays
@@ -42,7 +43,7 @@ func (s *Server) resvLoop(ctx context.Context) {
 // resvStep proposes what is due and returns when the next thing is.
 func (s *Server) resvStep(snap *raftstore.StateSnapshot) time.Time {
 	cfg := snap.Config()
-	info := provisionInfo(snap, &cfg)
+	info := schedglue.ProvisionInfo(snap, &cfg)
 	now := s.now().Unix()
 	next := now + 3600
 	purge := false

@@ -100,6 +100,12 @@ var rules = []rule{
 		not:  []string{"pki", "raftstore", "server", "scheduler", "policy", "hooks", "mom", "cmd"},
 	},
 	{
+		why:   "the glue between state and scheduler is the cycle's input and output, not the server",
+		from:  []string{"server/schedglue"},
+		not:   []string{"server", "mom", "hooks"},
+		allow: []string{"server/schedglue"},
+	},
+	{
 		why:   "the wire types and client are what commands and agents link",
 		from:  []string{"server/api"},
 		not:   []string{"server", "raftstore", "scheduler", "hooks", "mom"},

@@ -1,0 +1,82 @@
+package schedglue
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/scheduler"
+)
+
+// Harness runs scheduling cycles over a real FSM in memory, as Nomad's
+// scheduler.Harness does: commands are encoded and applied exactly as Raft
+// delivers committed entries (raftstore.Encode, FSM.Apply), a cycle reads
+// an MVCC snapshot, runs scheduler.Schedule and applies the plan as the
+// same ApplyPlan command the leader commits. Tests assert on the state
+// that results; the simulator replays traces through it.
+//
+// What the leader adds around a cycle is not here: its timing, its log
+// lines and the runjob hooks (external processes that may veto a run).
+type Harness struct {
+	fsm   *raftstore.FSM
+	index uint64
+}
+
+// NewHarness returns a harness whose FSM holds cfg, with the defaults a
+// server's configuration has: a name ("svr", so job ids are "<seq>.svr"),
+// the built-in resources and the PBS sequence limit.
+func NewHarness(cfg model.ServerConfig) (*Harness, error) {
+	f, err := raftstore.NewFSM(nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("harness FSM: %w", err)
+	}
+	h := &Harness{fsm: f}
+	if cfg.Name == "" {
+		cfg.Name = "svr"
+	}
+	if cfg.Defs == nil {
+		cfg.Defs = model.BuiltinResources()
+	}
+	if cfg.MaxJobSequenceID == 0 {
+		cfg.MaxJobSequenceID = 9999999
+	}
+	if _, err := h.Apply(&raftstore.SetServerConfig{Config: cfg, Now: 1}); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Apply commits one command as the next log entry and returns the FSM's
+// result. A result that is an error (a refusal such as a PBS error) is
+// returned as the error.
+func (h *Harness) Apply(c raftstore.Command) (any, error) {
+	data, err := raftstore.Encode(c)
+	if err != nil {
+		return nil, err
+	}
+	h.index++
+	res := h.fsm.Apply(&raft.Log{Index: h.index, Type: raft.LogCommand, Data: data})
+	if err, ok := res.(error); ok {
+		return nil, fmt.Errorf("apply %s: %w", c.Type(), err)
+	}
+	return res, nil
+}
+
+// State is a read-only snapshot of the current state.
+func (h *Harness) State() *raftstore.StateSnapshot { return h.fsm.State().Snapshot() }
+
+// Cycle runs one scheduling cycle at time now and applies its plan (when
+// it changes anything, as the leader does). It returns the scheduler's
+// input and plan for assertions on what was decided; the state shows what
+// the FSM made of it.
+func (h *Harness) Cycle(now int64) (*scheduler.Snapshot, *scheduler.Plan, error) {
+	in := Input(h.State(), now)
+	plan := scheduler.Schedule(in)
+	if plan.Empty() {
+		return in, plan, nil
+	}
+	_, err := h.Apply(Command(in, plan))
+	return in, plan, err
+}

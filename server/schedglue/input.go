@@ -1,0 +1,74 @@
+package schedglue
+
+import (
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/scheduler"
+)
+
+// Input gathers the scheduler's input at time now. It holds pointers to
+// the stored (immutable) objects: no per-cycle copy of the state.
+func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
+	cfg := snap.Config()
+	in := &scheduler.Snapshot{
+		Now:          now,
+		Epoch:        snap.Epoch(),
+		Defs:         cfg.Defs,
+		Vnodes:       snap.Vnodes(),
+		Queues:       make(map[string]scheduler.Queue, len(cfg.Queues)),
+		Config:       Config(&cfg),
+		Provision:    ProvisionInfo(snap, &cfg),
+		Reservations: LiveReservations(snap),
+	}
+	for name, q := range cfg.Queues {
+		in.Queues[name] = scheduler.Queue{Name: name, Priority: q.Priority, BackfillDepth: q.BackfillDepth,
+			DefaultWalltime: defaultWalltime(q.ResourcesDefault)}
+	}
+	for _, st := range []string{model.StateRunning, model.StateSuspended, model.StateExiting} {
+		in.Running = append(in.Running, snap.JobsInState(st)...)
+	}
+	// max_run is applied here: a job over its limits is not a candidate.
+	// Candidates are admitted in the scheduler's own job order (the same
+	// function Schedule ranks with) so the limit keeps the jobs the
+	// scheduler would pick.
+	allow := RunAllowance(&cfg, in.Running)
+	for _, j := range scheduler.JobOrder(in).SortJobs(Schedulable(snap)) {
+		if q, ok := cfg.Queues[j.Queue]; ok && q.Started && allow(j) {
+			in.Queued = append(in.Queued, j)
+		}
+	}
+	return in
+}
+
+// Schedulable are the scheduler's candidates before limits and queue
+// state: queued jobs and the array parents that have begun and still have
+// queued subjobs.
+func Schedulable(snap *raftstore.StateSnapshot) []*model.Job {
+	out := snap.JobsInState(model.StateQueued)
+	for _, j := range snap.JobsInState(model.StateBegun) {
+		if j.Array != nil && len(j.Array.Queued) > 0 {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// LiveReservations are the reservations the scheduler looks at: every one
+// that is not a tombstone.
+func LiveReservations(snap *raftstore.StateSnapshot) []*model.Reservation {
+	var out []*model.Reservation
+	for _, r := range snap.Reservations() {
+		if r.Gone == 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Command is the plan of a cycle over in as the one Raft entry the leader
+// commits. The plan's types are the command's (model/plan.go), so nothing
+// is converted; Now and Epoch let the FSM tell a stale "never runs" mark.
+func Command(in *scheduler.Snapshot, plan *scheduler.Plan) *raftstore.ApplyPlan {
+	return &raftstore.ApplyPlan{Now: in.Now, Epoch: in.Epoch, Runs: plan.Runs, Comments: plan.Comments,
+		Estimates: plan.Estimates, Resvs: plan.Resvs}
+}

@@ -87,7 +87,7 @@ func (f *fakeServer) work(w http.ResponseWriter, r *http.Request) {
 		if f.index > idx {
 			resp := api.WorkResponse{Index: f.index}
 			for _, id := range sortedKeys(f.jobs) {
-				resp.Jobs = append(resp.Jobs, f.jobs[id].Copy())
+				resp.Jobs = append(resp.Jobs, api.NewWorkItem(f.jobs[id].Copy()))
 			}
 			f.mu.Unlock()
 			reply(w, 200, resp)
@@ -101,7 +101,7 @@ func (f *fakeServer) work(w http.ResponseWriter, r *http.Request) {
 			f.mu.Lock()
 			resp := api.WorkResponse{Index: f.index}
 			for _, id := range sortedKeys(f.jobs) {
-				resp.Jobs = append(resp.Jobs, f.jobs[id].Copy())
+				resp.Jobs = append(resp.Jobs, api.NewWorkItem(f.jobs[id].Copy()))
 			}
 			f.mu.Unlock()
 			reply(w, 200, resp)

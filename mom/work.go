@@ -60,7 +60,7 @@ func (a *Agent) workLoop(ctx context.Context, registered <-chan struct{}, wg *sy
 // run as mother superior. It is level-triggered: the whole list is compared
 // with the local records each time, so a lost or repeated answer does no
 // harm, and a job is started only when no record of its run exists.
-func (a *Agent) reconcile(ctx context.Context, wg *sync.WaitGroup, jobs []*model.Job) {
+func (a *Agent) reconcile(ctx context.Context, wg *sync.WaitGroup, jobs []*api.WorkItem) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	inWork := make(map[string]bool, len(jobs))
@@ -70,7 +70,7 @@ func (a *Agent) reconcile(ctx context.Context, wg *sync.WaitGroup, jobs []*model
 		rec := a.jobs[key]
 		switch {
 		case rec == nil && j.Substate == model.SubPrerun:
-			a.startLocked(ctx, wg, j)
+			a.startLocked(ctx, wg, j.Job)
 		case rec == nil:
 			// The server believes this run is under way here, but there is
 			// no record of it: it was lost (spool wiped, or the record was

@@ -157,11 +157,11 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request, id *Identity
 
 func (s *Server) work(snap *raftstore.StateSnapshot, host string, index uint64) api.WorkResponse {
 	jobs, _ := snap.JobsOnHost(host)
-	var running []*model.Job
+	var running []*api.WorkItem
 	for _, j := range jobs {
 		// A job being provisioned (substate 71) is not the agent's yet.
 		if j.IsRunning() && j.Substate != model.SubProvisioning {
-			running = append(running, j)
+			running = append(running, api.NewWorkItem(j))
 		}
 	}
 	return api.WorkResponse{Index: index, Jobs: running, HookVersion: snap.Config().HookVersion, Provision: s.provisionWork(snap, host)}

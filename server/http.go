@@ -195,11 +195,9 @@ func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request, id *Identity
 			}
 		}
 	}
-	out := make([]*model.Job, len(jobs))
+	out := make([]*api.JobStatus, len(jobs))
 	for i, j := range jobs {
-		c := *j
-		c.Script, c.Token = "", ""
-		out[i] = &c
+		out[i] = api.NewJobStatus(j)
 	}
 	return api.JobsResponse{Server: s.serverInfo(snap), Jobs: out}, nil
 }

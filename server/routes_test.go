@@ -115,7 +115,7 @@ func (cl *cluster) job(id string) *model.Job {
 	if err != nil || len(r.Jobs) != 1 {
 		cl.t.Fatalf("qstat %s: %v", id, err)
 	}
-	return r.Jobs[0]
+	return r.Jobs[0].Job
 }
 
 // waitState polls the job until it is in state (a deadline, no sleeps as

@@ -82,7 +82,7 @@ func (f *fakeServer) Jobs(_ context.Context, ids []string, history bool) (*api.J
 	if len(ids) == 0 {
 		for _, j := range f.jobs {
 			if history || !j.IsFinished() {
-				resp.Jobs = append(resp.Jobs, j)
+				resp.Jobs = append(resp.Jobs, api.NewJobStatus(j))
 			}
 		}
 		return resp, nil
@@ -94,7 +94,7 @@ func (f *fakeServer) Jobs(_ context.Context, ids []string, history bool) (*api.J
 				if j.IsFinished() && !history {
 					return nil, model.Err(model.PBSEHistJobID)
 				}
-				resp.Jobs = append(resp.Jobs, j)
+				resp.Jobs = append(resp.Jobs, api.NewJobStatus(j))
 				found = true
 			}
 		}

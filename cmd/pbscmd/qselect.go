@@ -92,7 +92,7 @@ func Qselect(ctx context.Context, env *Env, args []string) int {
 		defs = model.BuiltinResources()
 	}
 	for _, j := range resp.Jobs {
-		if f.match(j, defs) {
+		if f.match(j.Job, defs) {
 			fmt.Fprintln(env.Stdout, j.ID)
 		}
 	}

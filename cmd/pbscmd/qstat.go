@@ -169,7 +169,7 @@ func (r *qstatResult) all(ctx context.Context, env *Env, s *session, o qstatOpts
 	}
 	for _, j := range resp.Jobs {
 		if o.history || !j.IsFinished() || j.IsSubjob() {
-			r.jobs = append(r.jobs, j)
+			r.jobs = append(r.jobs, j.Job)
 		}
 	}
 	sort.SliceStable(r.jobs, func(a, b int) bool { return model.LessJobID(r.jobs[a].ID, r.jobs[b].ID) })
@@ -220,7 +220,7 @@ func (r *qstatResult) each(ctx context.Context, env *Env, s *session, o qstatOpt
 				code = jobFinished(env, j.ID)
 				continue
 			}
-			r.jobs = append(r.jobs, j)
+			r.jobs = append(r.jobs, j.Job)
 		}
 	}
 	return code
@@ -270,7 +270,7 @@ func (r *qstatResult) destination(ctx context.Context, env *Env, s *session, o q
 	var found []*model.Job
 	for _, j := range resp.Jobs {
 		if (queue == "" || j.Queue == queue) && (o.history || !j.IsFinished() || j.IsSubjob()) {
-			found = append(found, j)
+			found = append(found, j.Job)
 		}
 	}
 	sort.SliceStable(found, func(a, b int) bool { return model.LessJobID(found[a].ID, found[b].ID) })

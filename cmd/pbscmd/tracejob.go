@@ -41,7 +41,7 @@ func Tracejob(ctx context.Context, env *Env, args []string) int {
 			return err
 		}
 		for _, j := range resp.Jobs {
-			writeTrace(&b, j, env.Loc)
+			writeTrace(&b, j.Job, env.Loc)
 		}
 		return nil
 	})

@@ -122,7 +122,7 @@ type QueueInfo struct {
 // JobsResponse is the reply to a job status query.
 type JobsResponse struct {
 	Server ServerInfo   `json:"server"`
-	Jobs   []*model.Job `json:"jobs"`
+	Jobs   []*JobStatus `json:"jobs"`
 }
 
 // NodesResponse is the reply to a vnode status query.
@@ -184,8 +184,8 @@ type HeartbeatRequest struct {
 // WorkResponse lists the jobs an agent should be running as mother superior,
 // and the state index to pass back to wait for the next change.
 type WorkResponse struct {
-	Index uint64       `json:"index"`
-	Jobs  []*model.Job `json:"jobs"`
+	Index uint64      `json:"index"`
+	Jobs  []*WorkItem `json:"jobs"`
 	// HookVersion is the hook_version of the same state as Jobs: the agent
 	// fetches the hooks before it starts any of these jobs when its own
 	// version differs.

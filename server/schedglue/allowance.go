@@ -12,6 +12,17 @@ import (
 // them; the caller offers the jobs in the scheduler's order.
 func RunAllowance(cfg *model.ServerConfig, running []*model.Job) func(j *model.Job) bool {
 	srv, _ := model.ParseLimits(cfg.MaxRun)
+	queues := make(map[string][]model.Limit, len(cfg.Queues))
+	for name, q := range cfg.Queues {
+		if ql, _ := model.ParseLimits(q.MaxRun); len(ql) > 0 {
+			queues[name] = ql
+		}
+	}
+	if len(srv) == 0 && len(queues) == 0 {
+		// No limit anywhere: every job is a candidate, and a long queue
+		// costs no counting per job and cycle.
+		return func(*model.Job) bool { return true }
+	}
 	counts := map[string]int64{}
 	key := func(parts ...string) string { return strings.Join(parts, "\x00") }
 	for _, r := range running {
@@ -37,8 +48,7 @@ func RunAllowance(cfg *model.ServerConfig, running []*model.Job) func(j *model.J
 		return false
 	}
 	return func(j *model.Job) bool {
-		ql, _ := model.ParseLimits(cfg.Queues[j.Queue].MaxRun)
-		if over(srv, "", j) || over(ql, "q", j, j.Queue) {
+		if over(srv, "", j) || over(queues[j.Queue], "q", j, j.Queue) {
 			return false
 		}
 		for _, k := range []string{key("o"), key("u", j.User), key("g", j.Group), key("qo", j.Queue), key("qu", j.Queue, j.User), key("qg", j.Queue, j.Group)} {

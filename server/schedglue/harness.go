@@ -67,16 +67,28 @@ func (h *Harness) Apply(c raftstore.Command) (any, error) {
 // State is a read-only snapshot of the current state.
 func (h *Harness) State() *raftstore.StateSnapshot { return h.fsm.State().Snapshot() }
 
+// CycleResult is what one cycle decided and what the FSM made of it.
+type CycleResult struct {
+	In   *scheduler.Snapshot
+	Plan *scheduler.Plan
+	// Started is how many run decisions the FSM applied: fewer than
+	// len(Plan.Runs) when a decision no longer fits the state (or an AOE
+	// mismatch held the job), as the FSM re-checks each one.
+	Started int
+}
+
 // Cycle runs one scheduling cycle at time now and applies its plan (when
-// it changes anything, as the leader does). It returns the scheduler's
-// input and plan for assertions on what was decided; the state shows what
-// the FSM made of it.
-func (h *Harness) Cycle(now int64) (*scheduler.Snapshot, *scheduler.Plan, error) {
+// it changes anything, as the leader does). The state shows the outcome.
+func (h *Harness) Cycle(now int64) (CycleResult, error) {
 	in := Input(h.State(), now)
-	plan := scheduler.Schedule(in)
-	if plan.Empty() {
-		return in, plan, nil
+	res := CycleResult{In: in, Plan: scheduler.Schedule(in)}
+	if res.Plan.Empty() {
+		return res, nil
 	}
-	_, err := h.Apply(Command(in, plan))
-	return in, plan, err
+	out, err := h.Apply(Command(in, res.Plan))
+	if err != nil {
+		return res, err
+	}
+	res.Started, _ = out.(int)
+	return res, nil
 }

@@ -98,8 +98,12 @@ func (f *fixture) submit(j job, now int64) string {
 // cycle runs one scheduling cycle at now, applied through the FSM.
 func (f *fixture) cycle(now int64) {
 	f.t.Helper()
-	if _, _, err := f.Cycle(now); err != nil {
+	res, err := f.Cycle(now)
+	if err != nil {
 		f.t.Fatal(err)
+	}
+	if res.Started > len(res.Plan.Runs) {
+		f.t.Fatalf("FSM started %d jobs of %d run decisions", res.Started, len(res.Plan.Runs))
 	}
 }
 

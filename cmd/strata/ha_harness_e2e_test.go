@@ -18,27 +18,11 @@ import (
 // commands at every server's socket, as DIR/env does.
 func newHACluster(t *testing.T, servers, moms, ncpus int) *cluster {
 	t.Helper()
-	base, err := os.MkdirTemp("", "strata-e2e-ha-")
-	if err != nil {
-		t.Fatal(err)
+	var logs []string
+	for i := 1; i <= servers; i++ {
+		logs = append(logs, fmt.Sprintf("server%d.log", i))
 	}
-	os.Chmod(base, 0o755)
-	c := &cluster{t: t, dir: filepath.Join(base, "cluster"), work: filepath.Join(base, "work")}
-	os.MkdirAll(c.work, 0o777)
-	os.Chmod(c.work, 0o777)
-	clusterDirs.Lock()
-	clusterDirs.dirs = append(clusterDirs.dirs, base+"/")
-	clusterDirs.Unlock()
-	t.Cleanup(func() {
-		exec.Command(filepath.Join(binDir, "strata"), "cluster", "stop", "--dir", c.dir).Run()
-		if t.Failed() {
-			for i := 1; i <= servers; i++ {
-				b, _ := os.ReadFile(filepath.Join(c.dir, fmt.Sprintf("server%d.log", i)))
-				t.Logf("--- server%d.log ---\n%s", i, tail(string(b), 2000))
-			}
-		}
-		os.RemoveAll(base)
-	})
+	c, _ := prepareCluster(t, "strata-e2e-ha-", logs, 2000)
 	out, err := exec.Command(filepath.Join(binDir, "strata"), "cluster", "start", "--dir", c.dir,
 		"--servers", fmt.Sprint(servers), "--moms", fmt.Sprint(moms), "--ncpus", fmt.Sprint(ncpus),
 		"--mem", "4gb", "--name", "e2e").CombinedOutput()

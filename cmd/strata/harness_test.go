@@ -87,27 +87,7 @@ func startCluster(t *testing.T, moms, ncpus int) *cluster {
 // so a failed start leaves no process behind.
 func newCluster(t *testing.T, moms, ncpus int, serverTOML string) *cluster {
 	t.Helper()
-	base, err := os.MkdirTemp("", "strata-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(base, 0o755)
-	c := &cluster{t: t, dir: filepath.Join(base, "cluster"), work: filepath.Join(base, "work")}
-	os.MkdirAll(c.work, 0o777)
-	os.Chmod(c.work, 0o777)
-	clusterDirs.Lock()
-	clusterDirs.dirs = append(clusterDirs.dirs, base+"/")
-	clusterDirs.Unlock()
-	t.Cleanup(func() {
-		exec.Command(filepath.Join(binDir, "strata"), "cluster", "stop", "--dir", c.dir).Run()
-		if t.Failed() {
-			for _, log := range []string{"server1.log", "node1.log", "node2.log"} {
-				b, _ := os.ReadFile(filepath.Join(c.dir, log))
-				t.Logf("--- %s ---\n%s", log, tail(string(b), 3000))
-			}
-		}
-		os.RemoveAll(base)
-	})
+	c, base := prepareCluster(t, "strata-e2e-", []string{"server1.log", "node1.log", "node2.log"}, 3000)
 	args := []string{"cluster", "start", "--dir", c.dir, "--moms", fmt.Sprint(moms),
 		"--ncpus", fmt.Sprint(ncpus), "--mem", "4gb", "--name", "e2e"}
 	if serverTOML != "" {
@@ -127,6 +107,37 @@ func newCluster(t *testing.T, moms, ncpus int, serverTOML string) *cluster {
 		"PBS_SERVER=e2e",
 	)
 	return c
+}
+
+// prepareCluster makes the directories of a cluster the test is about to
+// start (reachable by the unprivileged users tests run commands as),
+// records them for killLeftovers, and registers the cleanup: stop the
+// cluster, show the tail of each named log if the test failed, remove it.
+// Registered before the start, so a failed start leaves nothing behind.
+func prepareCluster(t *testing.T, prefix string, logs []string, tailBytes int) (*cluster, string) {
+	t.Helper()
+	base, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(base, 0o755)
+	c := &cluster{t: t, dir: filepath.Join(base, "cluster"), work: filepath.Join(base, "work")}
+	os.MkdirAll(c.work, 0o777)
+	os.Chmod(c.work, 0o777)
+	clusterDirs.Lock()
+	clusterDirs.dirs = append(clusterDirs.dirs, base+"/")
+	clusterDirs.Unlock()
+	t.Cleanup(func() {
+		exec.Command(filepath.Join(binDir, "strata"), "cluster", "stop", "--dir", c.dir).Run()
+		if t.Failed() {
+			for _, log := range logs {
+				b, _ := os.ReadFile(filepath.Join(c.dir, log))
+				t.Logf("--- %s ---\n%s", log, tail(string(b), tailBytes))
+			}
+		}
+		os.RemoveAll(base)
+	})
+	return c, base
 }
 
 func tail(s string, n int) string {

@@ -1,0 +1,219 @@
+package schedglue
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/scheduler"
+)
+
+// A whole scheduling cycle at cluster size, measured as the leader runs
+// it: an MVCC snapshot of the FSM's store, schedglue.Input, Schedule and
+// the plan as the ApplyPlan command. The fixture goes through the real FSM
+// (SubmitJob and RegisterHost entries, then one applied cycle that fills
+// the cluster), so the jobs are stored rows exactly as a server holds them.
+//
+// Policy: strict_ordering with backfill_depth 10, by_queue with two
+// queues, every job with a walltime, a quarter of the cluster busy before
+// the first cycle; demand exceeds the cluster several times over, as in a
+// site with a long queue. The measured cycle is the steady state: the
+// second cycle over the same state, whose comments and top-job estimates
+// the first one already wrote.
+
+// scaleFixture is a harness holding nv vnodes and nq queued jobs after one
+// applied cycle.
+func scaleFixture(tb testing.TB, nv, nq int) *Harness {
+	tb.Helper()
+	h, err := NewHarness(model.ServerConfig{
+		Queues: map[string]model.QueueConfig{
+			"workq": startedQueue("workq", 0, ""),
+			"hi":    startedQueue("hi", 100, ""),
+		},
+		ResourcesDefault: map[string]string{"walltime": "01:00:00"},
+		Sched:            model.SchedConfig{ByQueue: true, StrictOrdering: true, BackfillDepth: 10},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var batch []raftstore.Command
+	flush := func() {
+		if err := h.ApplyBatch(batch); err != nil {
+			tb.Fatal(err)
+		}
+		batch = batch[:0]
+	}
+	// One host in twenty has four vnodes (a multi-vnode blade); the rest
+	// one vnode of 32 cpus.
+	for i := 0; i < nv; {
+		host := fmt.Sprintf("n%05d", i)
+		k := 1
+		if i%20 == 0 && nv-i >= 4 {
+			k = 4
+		}
+		var vns []*model.Vnode
+		for x := 0; x < k; x++ {
+			name := host
+			if k > 1 {
+				name = fmt.Sprintf("%s[%d]", host, x)
+			}
+			vns = append(vns, &model.Vnode{Name: name, Available: map[string]string{
+				"ncpus": "32", "mem": "128gb", "host": host, "vnode": name}})
+		}
+		batch = append(batch, &raftstore.RegisterHost{Host: host, BootID: "b", Now: 10, Vnodes: vns})
+		i += k
+		if len(batch) == 1000 {
+			flush()
+		}
+	}
+	flush()
+	defs := model.BuiltinResources()
+	mix := []struct {
+		pct   int
+		sel   string
+		place string
+	}{
+		{40, "1:ncpus=1:mem=2gb", ""},
+		{15, "1:ncpus=1:mem=4gb", ""},
+		{15, "1:ncpus=4:mem=8gb", ""},
+		{8, "4:ncpus=8:mem=16gb", "free"},
+		{5, "2:ncpus=16:mpiprocs=16", "scatter"},
+		{5, "1:ncpus=32", "excl"},
+		{3, "2:ncpus=32", "scatter:excl"},
+		{3, "4:ncpus=4", "pack"},
+		{4, "1:ncpus=2:host=n%05d", ""},
+		{2, "1:ncpus=64", ""},
+	}
+	sels := map[string]model.Select{}
+	for i := 0; i < nq; i++ {
+		r := rng.IntN(100)
+		for _, m := range mix {
+			if r >= m.pct {
+				r -= m.pct
+				continue
+			}
+			text := m.sel
+			if text == "1:ncpus=2:host=n%05d" {
+				text = fmt.Sprintf(text, 1+rng.IntN(nv-1))
+			}
+			sel, ok := sels[text]
+			if !ok {
+				var err error
+				if sel, err = model.ParseSelect(text, defs); err != nil {
+					tb.Fatal(err)
+				}
+				sels[text] = sel
+			}
+			var place model.Place
+			if m.place != "" {
+				var err error
+				if place, err = model.ParsePlace(m.place); err != nil {
+					tb.Fatal(err)
+				}
+			}
+			queue := "workq"
+			if rng.IntN(10) == 0 {
+				queue = "hi"
+			}
+			wall := model.FormatDuration(int64(60 + rng.IntN(48*3600)))
+			batch = append(batch, &raftstore.SubmitJob{Now: 100, Job: &model.Job{
+				Name: "job", User: "alice", Owner: "alice@h", Group: "users", Queue: queue,
+				Token: "tok" + strconv.Itoa(i), Select: sel, Place: place, Priority: rng.IntN(3),
+				ResourceList: map[string]string{"walltime": wall, "select": text},
+				Script: "true", SubmitHost: "h", Rerun: true,
+			}})
+			break
+		}
+		if len(batch) == 1000 {
+			flush()
+		}
+	}
+	flush()
+	// The first cycle fills the cluster and writes every comment and
+	// top-job estimate; later cycles over the same state are the steady
+	// state of a long queue.
+	if _, err := h.Cycle(1000); err != nil {
+		tb.Fatal(err)
+	}
+	return h
+}
+
+// cycleOnce is one leader cycle without the commit: snapshot, Input,
+// Schedule, Command.
+func cycleOnce(h *Harness, now int64) (*scheduler.Snapshot, *raftstore.ApplyPlan) {
+	in := Input(h.State(), now)
+	return in, Command(in, scheduler.Schedule(in))
+}
+
+// TestScaleCycle is the short form `make test` affords: 2,000 queued jobs
+// on 200 vnodes through the whole path, checking that the steady-state
+// cycle starts nothing (the cluster is full) and keeps backfill_depth top
+// jobs.
+func TestScaleCycle(t *testing.T) {
+	h := scaleFixture(t, 200, 2000)
+	in, cmd := cycleOnce(h, 1001)
+	if len(in.Queued) == 0 || len(in.Running) == 0 {
+		t.Fatalf("fixture: %d queued, %d running", len(in.Queued), len(in.Running))
+	}
+	top := 0
+	for _, j := range in.Queued {
+		if j.TopJob {
+			top++
+		}
+	}
+	if top != 10 {
+		t.Errorf("%d top jobs after the first cycle, want backfill_depth 10", top)
+	}
+	if len(cmd.Runs) != 0 {
+		t.Errorf("steady state started %d jobs on a full cluster", len(cmd.Runs))
+	}
+}
+
+// scaleSizes are the benchmark sizes: short by default; STRATA_BENCH_SCALE
+// =1 adds 100,000 x 10,000 and =2 also 1,000,000 x 50,000 (make bench).
+func scaleSizes() [][2]int {
+	sizes := [][2]int{{10000, 1000}}
+	switch os.Getenv("STRATA_BENCH_SCALE") {
+	case "2":
+		sizes = append(sizes, [2]int{100000, 10000}, [2]int{1000000, 50000})
+	case "1":
+		sizes = append(sizes, [2]int{100000, 10000})
+	}
+	return sizes
+}
+
+// BenchmarkCycle measures one whole cycle (ns/op) at each size and
+// reports the cycle's parts: snapshot and Input (input-ms), Schedule
+// (schedule-ms).
+func BenchmarkCycle(b *testing.B) {
+	for _, sz := range scaleSizes() {
+		nq, nv := sz[0], sz[1]
+		b.Run(fmt.Sprintf("queued=%d/vnodes=%d", nq, nv), func(b *testing.B) {
+			h := scaleFixture(b, nv, nq)
+			var inDur, schedDur time.Duration
+			var queued int
+			b.ReportAllocs()
+			b.ResetTimer()
+			n := 0
+			for b.Loop() {
+				t0 := time.Now()
+				in := Input(h.State(), 1001)
+				t1 := time.Now()
+				Command(in, scheduler.Schedule(in))
+				inDur += t1.Sub(t0)
+				schedDur += time.Since(t1)
+				queued = len(in.Queued)
+				n++
+			}
+			b.ReportMetric(float64(queued), "queued")
+			b.ReportMetric(float64(inDur.Milliseconds())/float64(n), "input-ms")
+			b.ReportMetric(float64(schedDur.Milliseconds())/float64(n), "schedule-ms")
+		})
+	}
+}

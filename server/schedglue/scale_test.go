@@ -126,7 +126,7 @@ func scaleFixture(tb testing.TB, nv, nq int) *Harness {
 				Name: "job", User: "alice", Owner: "alice@h", Group: "users", Queue: queue,
 				Token: "tok" + strconv.Itoa(i), Select: sel, Place: place, Priority: rng.IntN(3),
 				ResourceList: map[string]string{"walltime": wall, "select": text},
-				Script: "true", SubmitHost: "h", Rerun: true,
+				Script:       "true", SubmitHost: "h", Rerun: true,
 			}})
 			break
 		}

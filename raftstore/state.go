@@ -73,6 +73,9 @@ func schema() *memdb.DBSchema {
 // Snapshot, which is a consistent MVCC view that never blocks writers.
 type StateStore struct {
 	db *memdb.MemDB
+	// pack is the compact job representation's sharing tables
+	// (compact.go), used by the one writer (the FSM) only.
+	pack *compactor
 }
 
 // NewStateStore returns an empty store.
@@ -81,7 +84,7 @@ func NewStateStore() (*StateStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create state store: %w", err)
 	}
-	return &StateStore{db: db}, nil
+	return &StateStore{db: db, pack: newCompactor()}, nil
 }
 
 // first returns the first object of table matching index and args, typed,

@@ -1,0 +1,110 @@
+package raftstore
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"testing"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// qsubJob is a held job as the server builds it from `qsub -h` with a
+// short script: the fields qsub and the submission rules fill in, the
+// Variable_List qsub sends (PBS_O_*), a script of a few lines.
+func qsubJob(i int) *model.Job {
+	defs := model.BuiltinResources()
+	sel, _ := model.ParseSelect("1:ncpus=1", defs)
+	return &model.Job{
+		Name: "bench", Owner: "alice@login1", User: "alice", Group: "users", UID: 1000, GID: 100,
+		Queue: "workq", Priority: 0, Hold: "u", Join: "n", Keep: "n", Rerun: true,
+		Project: "_pbs_project_default", Mail: "a", Checkpt: "u",
+		ResourceList: map[string]string{"ncpus": "1", "nodect": "1", "select": "1:ncpus=1", "place": "free"},
+		Select:       sel, Place: model.Place{Arrangement: model.PlaceFree},
+		Env: []model.EnvVar{
+			{Name: "PBS_O_HOME", Value: "/home/alice"}, {Name: "PBS_O_LANG", Value: "C.UTF-8"},
+			{Name: "PBS_O_LOGNAME", Value: "alice"}, {Name: "PBS_O_PATH", Value: "/usr/local/bin:/usr/bin:/bin"},
+			{Name: "PBS_O_MAIL", Value: "/var/mail/alice"}, {Name: "PBS_O_SHELL", Value: "/bin/bash"},
+			{Name: "PBS_O_SYSTEM", Value: "Linux"}, {Name: "PBS_O_HOST", Value: "login1"},
+			{Name: "PBS_O_WORKDIR", Value: "/home/alice/run"},
+		},
+		Script:     "#!/bin/sh\n#PBS -N bench\ncd $PBS_O_WORKDIR\n./step.sh input.dat\n",
+		SubmitArgs: "-h job.sh", SubmitHost: "login1",
+		Token: fmt.Sprintf("%032x", i),
+	}
+}
+
+// heapInUse is the live heap after a full collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// memoryPerJob stores n held jobs in an FSM and returns the growth of the
+// live heap per job. The FSM is kept alive until after the measurement.
+func memoryPerJob(tb testing.TB, n int) float64 {
+	h := newHarness(&testing.T{})
+	// The accounting table is bounded (maxAcctRecords): fill it first so
+	// that its fixed cost is not counted against the jobs: submit as many
+	// jobs before measuring (their records make way for the measured ones).
+	warm := make([]*raft.Log, 0, 1000)
+	flush := func() {
+		h.fsm.ApplyBatch(warm)
+		warm = warm[:0]
+	}
+	idx := uint64(100)
+	for i := 0; i < maxAcctRecords; i++ {
+		data, _ := Encode(&SubmitJob{Job: qsubJob(n + i), Now: 1_700_000_000})
+		idx++
+		warm = append(warm, &raft.Log{Index: idx, Type: raft.LogCommand, Data: data})
+		if len(warm) == cap(warm) {
+			flush()
+		}
+	}
+	flush()
+	logs := make([][]byte, n)
+	for i := range logs {
+		logs[i], _ = Encode(&SubmitJob{Job: qsubJob(i), Now: 1_700_000_000})
+	}
+	before := heapInUse()
+	for i, data := range logs {
+		idx++
+		warm = append(warm, &raft.Log{Index: idx, Type: raft.LogCommand, Data: data})
+		logs[i] = nil
+		if len(warm) == cap(warm) {
+			flush()
+		}
+	}
+	flush()
+	after := heapInUse()
+	if p := os.Getenv("STRATA_HEAP_PROFILE"); p != "" {
+		if f, err := os.Create(p); err == nil {
+			pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}
+	if got := len(h.fsm.State().Snapshot().JobsInState(model.StateHeld)); got != n+maxAcctRecords {
+		tb.Fatalf("%d held jobs stored, want %d", got, n+maxAcctRecords)
+	}
+	runtime.KeepAlive(h)
+	return float64(int64(after)-int64(before)) / float64(n)
+}
+
+// TestMemoryPerQueuedJob holds the state store's memory per queued job
+// under the target of 2 KiB (20,000 held jobs as qsub submits them).
+func TestMemoryPerQueuedJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stores 20,000 jobs")
+	}
+	per := memoryPerJob(t, 20000)
+	t.Logf("state store: %.0f bytes per held job", per)
+	if per > 2048 {
+		t.Errorf("%.0f bytes per held job, want under 2 KiB", per)
+	}
+}

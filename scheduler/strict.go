@@ -389,7 +389,7 @@ func (c *cycle) anyEligible(cl *class) bool {
 	st := c.st
 	for i := range cl.chunks {
 		ch := &cl.chunks[i]
-		if ch.allowed == nil {
+		if !ch.constrained {
 			if !c.eligibility().any {
 				return false
 			}
@@ -401,7 +401,7 @@ func (c *cycle) anyEligible(cl *class) bool {
 			vs = c.all()
 		}
 		for _, v := range vs {
-			if ch.allowed[v] && st.eligible[v] {
+			if ch.allows(v) && st.eligible[v] {
 				ok = true
 				break
 			}

@@ -209,7 +209,7 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (model.JobEstimate,
 			keep = j.EstStart
 		}
 	}
-	p := &c.cal.prof
+	p := c.cal.profile()
 	if !c.anyEligible(cl) {
 		return model.JobEstimate{}, false // a chunk only fits vnodes that take no jobs
 	}

@@ -158,6 +158,21 @@ func (s *StateSnapshot) JobsOnHost(host string) ([]*model.Job, <-chan struct{}) 
 	return out, it.WatchCh()
 }
 
+// JobsInStateUnordered is JobsInState in index order (job ids as
+// strings), for callers that sort anyway: the scheduler's input sorts a
+// long queue once, in job order.
+func (s *StateSnapshot) JobsInStateUnordered(state string) []*model.Job {
+	it, err := s.txn.Get(tableJobs, "state", state)
+	if err != nil {
+		return nil
+	}
+	var out []*model.Job
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*model.Job))
+	}
+	return out
+}
+
 func (s *StateSnapshot) collectJobs(index string, args ...any) []*model.Job {
 	it, err := s.txn.Get(tableJobs, index, args...)
 	if err != nil {

@@ -68,10 +68,10 @@ type calendar struct {
 	// over every later step, quadratic in the jobs a cycle starts (a
 	// cycle that fills an empty cluster of 50,000 vnodes starts hundreds
 	// of thousands).
-	rels      []release
-	slab      []float64 // backing store for use amounts
-	sum       []float64 // scratch: one job's total amounts
-	unused    unusedIndex
+	rels   []release
+	slab   []float64 // backing store for use amounts
+	sum    []float64 // scratch: one job's total amounts
+	unused unusedIndex
 }
 
 // newCalendar builds the calendar from the running jobs, the jobs started

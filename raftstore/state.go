@@ -162,18 +162,17 @@ func (s *StateSnapshot) JobsOnHost(host string) ([]*model.Job, <-chan struct{}) 
 // strings), for callers that sort anyway: the scheduler's input sorts a
 // long queue once, in job order.
 func (s *StateSnapshot) JobsInStateUnordered(state string) []*model.Job {
-	it, err := s.txn.Get(tableJobs, "state", state)
-	if err != nil {
-		return nil
-	}
-	var out []*model.Job
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		out = append(out, raw.(*model.Job))
-	}
-	return out
+	return s.indexedJobs("state", state)
 }
 
 func (s *StateSnapshot) collectJobs(index string, args ...any) []*model.Job {
+	out := s.indexedJobs(index, args...)
+	sortJobs(out)
+	return out
+}
+
+// indexedJobs lists the jobs an index lookup finds, in index order.
+func (s *StateSnapshot) indexedJobs(index string, args ...any) []*model.Job {
 	it, err := s.txn.Get(tableJobs, index, args...)
 	if err != nil {
 		return nil
@@ -182,7 +181,6 @@ func (s *StateSnapshot) collectJobs(index string, args ...any) []*model.Job {
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		out = append(out, raw.(*model.Job))
 	}
-	sortJobs(out)
 	return out
 }
 

@@ -90,10 +90,10 @@ func medians(samples []sample) []size {
 }
 
 func table(w io.Writer, sizes []size) {
-	fmt.Fprintln(w, "| queued jobs | vnodes | runs | cycle, CPU time | cycle, wall time | of which Input | of which Schedule | first cycle filling the empty cluster (wall) |")
-	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| jobs submitted | vnodes | queued in the measured cycle | samples | cycle, CPU time | cycle, wall time | of which Input (wall) | of which Schedule (wall) | first cycle filling the empty cluster (wall) |")
+	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, z := range sizes {
-		fmt.Fprintf(w, "| %d | %d | %d | %.0f ms | %.0f ms | %.0f ms | %.0f ms | %.0f ms |\n", z.queued, z.vnodes, z.runs,
+		fmt.Fprintf(w, "| %d | %d | %.0f | %d | %.0f ms | %.0f ms | %.0f ms | %.0f ms | %.0f ms |\n", z.queued, z.vnodes, z.med["queued"], z.runs,
 			z.med["cpu-ms"], z.med["ns/op"]/1e6, z.med["input-ms"], z.med["schedule-ms"], z.med["fill-ms"])
 	}
 }

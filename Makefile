@@ -68,7 +68,7 @@ bench: build
 	# One whole scheduling cycle at cluster size (snapshot, Input, Schedule):
 	# 10k, 100k and 1M queued jobs, CYCLE_COUNT samples each, medians in a
 	# table and docs/cycle-time.png (STRATA_BENCH_SCALE=1 stops at 100k).
-	STRATA_BENCH_SCALE=$(BENCH_SCALE) $(GO) test -run '^$$' -bench '^BenchmarkCycle$$' -benchtime 2x -count $(CYCLE_COUNT) -timeout 3h ./server/schedglue/ | tee /tmp/strata-cycle.txt
+	STRATA_BENCH_SCALE=$(BENCH_SCALE) $(GO) test -run '^$$' -bench '^Benchmark(Cycle|Place50kJobs50kVnodes)$$' -benchtime 2x -count $(CYCLE_COUNT) -timeout 3h ./server/schedglue/ | tee /tmp/strata-cycle.txt
 	$(GO) run ./tools/benchplot -in /tmp/strata-cycle.txt -png docs/cycle-time.png > /tmp/strata-cycle.md
 	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --cycle /tmp/strata-cycle.md --out docs/performance.md
 	# High availability: failover times and submission throughput, 3 servers against 1 (docs/ha.md).

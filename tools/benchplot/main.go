@@ -30,30 +30,51 @@ type sample struct {
 	metrics        map[string]float64 // "ns/op", "cpu-ms", "fill-ms", ...
 }
 
-var lineRE = regexp.MustCompile(`^BenchmarkCycle/queued=(\d+)/vnodes=(\d+)\S*\s+\d+\s+(.*)$`)
+var (
+	lineRE  = regexp.MustCompile(`^BenchmarkCycle/queued=(\d+)/vnodes=(\d+)\S*\s+\d+\s+(.*)$`)
+	placeRE = regexp.MustCompile(`^BenchmarkPlace50kJobs50kVnodes\S*\s+\d+\s+(.*)$`)
+)
 
-func parse(r io.Reader) ([]sample, error) {
-	var out []sample
+// metrics parses "value unit value unit ..." of a benchmark line.
+func metrics(text string) (map[string]float64, error) {
+	out := map[string]float64{}
+	f := strings.Fields(text)
+	for i := 0; i+1 < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return nil, fmt.Errorf("benchmark figures %q: %w", text, err)
+		}
+		out[f[i+1]] = v
+	}
+	return out, nil
+}
+
+// parse returns the cycle samples (queued and vnodes set) and the samples
+// of OpenPBS's case (BenchmarkPlace50kJobs50kVnodes, sizes 0).
+func parse(r io.Reader) (cycles, place []sample, err error) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
+		if m := placeRE.FindStringSubmatch(sc.Text()); m != nil {
+			s := sample{}
+			if s.metrics, err = metrics(m[1]); err != nil {
+				return nil, nil, err
+			}
+			place = append(place, s)
+			continue
+		}
 		m := lineRE.FindStringSubmatch(sc.Text())
 		if m == nil {
 			continue
 		}
-		s := sample{metrics: map[string]float64{}}
+		s := sample{}
 		s.queued, _ = strconv.Atoi(m[1])
 		s.vnodes, _ = strconv.Atoi(m[2])
-		f := strings.Fields(m[3])
-		for i := 0; i+1 < len(f); i += 2 {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				return nil, fmt.Errorf("benchmark line %q: %w", sc.Text(), err)
-			}
-			s.metrics[f[i+1]] = v
+		if s.metrics, err = metrics(m[3]); err != nil {
+			return nil, nil, err
 		}
-		out = append(out, s)
+		cycles = append(cycles, s)
 	}
-	return out, sc.Err()
+	return cycles, place, sc.Err()
 }
 
 // size is the medians of one size's samples.
@@ -89,12 +110,16 @@ func medians(samples []sample) []size {
 	return out
 }
 
-func table(w io.Writer, sizes []size) {
+func table(w io.Writer, sizes []size, place []size) {
 	fmt.Fprintln(w, "| jobs submitted | vnodes | queued in the measured cycle | samples | cycle, CPU time | cycle, wall time | of which Input (wall) | of which Schedule (wall) | first cycle filling the empty cluster (wall) |")
 	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, z := range sizes {
 		fmt.Fprintf(w, "| %d | %d | %.0f | %d | %.0f ms | %.0f ms | %.0f ms | %.0f ms | %.0f ms |\n", z.queued, z.vnodes, z.med["queued"], z.runs,
 			z.med["cpu-ms"], z.med["ns/op"]/1e6, z.med["input-ms"], z.med["schedule-ms"], z.med["fill-ms"])
+	}
+	for _, z := range place {
+		fmt.Fprintf(w, "\nOpenPBS's case, one cycle placing %.0f 1-cpu jobs on 50,000 empty vnodes (BenchmarkPlace50kJobs50kVnodes, %d samples): **%.0f ms** CPU time, %.0f ms wall time; OpenPBS took 88 s.\n",
+			z.med["runs"], z.runs, z.med["cpu-ms"], z.med["ns/op"]/1e6)
 	}
 }
 
@@ -161,13 +186,13 @@ func main() {
 		defer f.Close()
 		r = f
 	}
-	samples, err := parse(r)
+	samples, place, err := parse(r)
 	if err != nil || len(samples) == 0 {
 		fmt.Fprintln(os.Stderr, "benchplot: no BenchmarkCycle lines", err)
 		os.Exit(1)
 	}
 	sizes := medians(samples)
-	table(os.Stdout, sizes)
+	table(os.Stdout, sizes, medians(place))
 	if *png != "" {
 		if err := plotPNG(*png, sizes); err != nil {
 			fmt.Fprintln(os.Stderr, "benchplot:", err)

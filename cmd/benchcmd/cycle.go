@@ -45,10 +45,10 @@ What bounds each figure:
 
 OpenPBS, measured by its developers (reference pbs-scheduling.md, section 8):
 88 s to place 50,000 jobs on 50,000 vnodes, and about 700 s for one cycle
-with one large top job under backfill. The comparable Strata figures are the
-first cycle at 100,000 and 1,000,000 queued jobs (it places every job that
-fits, on 10,000 and 50,000 vnodes) and the steady-state cycle with ten top
-jobs.
+with one large top job under backfill. The first is measured the same way
+above (one cycle over a real FSM's snapshot placing every job). For the
+second, the steady-state cycles of the table carry ten top jobs each, at
+up to 836,815 queued jobs on 50,000 vnodes.
 
 ## Server memory per queued job
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-hpc/strata/internal/benchmix"
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/raftstore"
 	"github.com/strata-hpc/strata/scheduler"
@@ -99,66 +100,43 @@ func loadFixture(tb testing.TB, nv, nq int, uniform bool) *Harness {
 	}
 	flush()
 	defs := model.BuiltinResources()
-	mix := []struct {
-		pct   int
-		sel   string
-		place string
-	}{
-		{40, "1:ncpus=1:mem=2gb", ""},
-		{15, "1:ncpus=1:mem=4gb", ""},
-		{15, "1:ncpus=4:mem=8gb", ""},
-		{8, "4:ncpus=8:mem=16gb", "free"},
-		{5, "2:ncpus=16:mpiprocs=16", "scatter"},
-		{5, "1:ncpus=32", "excl"},
-		{3, "2:ncpus=32", "scatter:excl"},
-		{3, "4:ncpus=4", "pack"},
-		{4, "1:ncpus=2:host=n%05d", ""},
-		{2, "1:ncpus=64", ""},
+	mix := benchmix.Mix()
+	if uniform {
+		mix = []benchmix.Kind{{Pct: 100, Select: "1:ncpus=1"}}
 	}
 	sels := map[string]model.Select{}
-	if uniform {
-		mix = mix[:1]
-		mix[0].pct, mix[0].sel = 100, "1:ncpus=1"
-	}
 	for i := 0; i < nq; i++ {
-		r := rng.IntN(100)
-		for _, m := range mix {
-			if r >= m.pct {
-				r -= m.pct
-				continue
-			}
-			text := m.sel
-			if text == "1:ncpus=2:host=n%05d" {
-				text = fmt.Sprintf(text, 1+rng.IntN(nv-1))
-			}
-			sel, ok := sels[text]
-			if !ok {
-				var err error
-				if sel, err = model.ParseSelect(text, defs); err != nil {
-					tb.Fatal(err)
-				}
-				sels[text] = sel
-			}
-			var place model.Place
-			if m.place != "" {
-				var err error
-				if place, err = model.ParsePlace(m.place); err != nil {
-					tb.Fatal(err)
-				}
-			}
-			queue := "workq"
-			if rng.IntN(10) == 0 {
-				queue = "hi"
-			}
-			wall := model.FormatDuration(int64(60 + rng.IntN(48*3600)))
-			batch = append(batch, &raftstore.SubmitJob{Now: 100, Job: &model.Job{
-				Name: "job", User: "alice", Owner: "alice@h", Group: "users", Queue: queue,
-				Token: "tok" + strconv.Itoa(i), Select: sel, Place: place, Priority: rng.IntN(3),
-				ResourceList: map[string]string{"walltime": wall, "select": text},
-				Script:       "true", SubmitHost: "h", Rerun: true,
-			}})
-			break
+		k := benchmix.Pick(mix, rng.IntN(100))
+		text := k.Select
+		if k.Pinned {
+			text = fmt.Sprintf(text, fmt.Sprintf("n%05d", 1+rng.IntN(nv-1)))
 		}
+		sel, ok := sels[text]
+		if !ok {
+			var err error
+			if sel, err = model.ParseSelect(text, defs); err != nil {
+				tb.Fatal(err)
+			}
+			sels[text] = sel
+		}
+		var place model.Place
+		if k.Place != "" {
+			var err error
+			if place, err = model.ParsePlace(k.Place); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		queue := "workq"
+		if rng.IntN(10) == 0 {
+			queue = "hi"
+		}
+		wall := model.FormatDuration(int64(60 + rng.IntN(48*3600)))
+		batch = append(batch, &raftstore.SubmitJob{Now: 100, Job: &model.Job{
+			Name: "job", User: "alice", Owner: "alice@h", Group: "users", Queue: queue,
+			Token: "tok" + strconv.Itoa(i), Select: sel, Place: place, Priority: rng.IntN(3),
+			ResourceList: map[string]string{"walltime": wall, "select": text},
+			Script:       "true", SubmitHost: "h", Rerun: true,
+		}})
 		if len(batch) == 1000 {
 			flush()
 		}

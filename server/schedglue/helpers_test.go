@@ -60,8 +60,8 @@ func (f *fixture) host(name, avail, current string) {
 // Resource_List extras, priority.
 type job struct {
 	user, group, queue, sel string
-	res              map[string]string
-	prio             int
+	res                     map[string]string
+	prio                    int
 }
 
 // submit stores a queued job at time now and returns its id.

@@ -63,10 +63,12 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	// The job runs with its umask (-W umask, default 077); the shepherd's
 	// own is restored right after the fork.
 	err = withUmask(j.JobUmask(), func() error { return r.start(cmd) })
-	stdout.Close()
+	// stderr stays open for the agent's own last word to the job's owner
+	// (the walltime kill message), as PBS's MoM writes it.
 	if stderr != stdout {
-		stderr.Close()
+		stdout.Close()
 	}
+	defer stderr.Close()
 	if err != nil {
 		r.cleanup()
 		return failed(model.ExitFail2, "cannot start job: %v", err)
@@ -90,8 +92,11 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
 	case walltimeExceeded:
+		// The server words the comment from the exit status; the owner
+		// learns it from the job's stderr, in PBS's words.
 		res.Exit = model.ExitKillWalltime
-		res.Comment = "exceeded resource walltime"
+		limit, _ := model.ParseDuration(j.ResourceList["walltime"])
+		fmt.Fprintf(stderr, "=>> PBS: job killed: walltime %d exceeded limit %d\n", int64(r.clock.elapsed(end).Seconds()), limit)
 	case ws.Signaled():
 		res.Exit = 256 + int(ws.Signal())
 	default:

@@ -259,6 +259,10 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 			return model.Err(model.PBSEHistJobID)
 		}
 		w.deleteJobRow(j)
+	case j.IsRunning() && j.KillRequested && !c.Force:
+		// A delete is already under way: nothing more to record (one D
+		// record per job); the agent already has the kill request.
+		return nil
 	case j.IsRunning() && c.Force:
 		j = j.Copy()
 		j.Deleter = c.Requestor

@@ -18,6 +18,9 @@ import (
 const (
 	shepherdRun     = "run"     // run <jobdir>: supervise one job
 	shepherdDeliver = "deliver" // deliver <dst> <name-in-dir>: copy stdin to dst as the user
+	// transfer: copy job files as the user (stage_helper.go); the
+	// request on stdin, the results on stdout.
+	shepherdTransfer = "transfer"
 )
 
 // ShepherdMain is the entry point of the per-job shepherd process (the
@@ -33,6 +36,8 @@ func ShepherdMain(args []string) int {
 		return shepherdRunMain(args[1], os.Stdin)
 	case args[0] == shepherdDeliver && len(args) == 3:
 		return deliverMain(args[1], args[2], os.Stdin)
+	case args[0] == shepherdTransfer && len(args) == 1:
+		return transferMain(os.Stdin, os.Stdout)
 	}
 	fmt.Fprintf(os.Stderr, "mom-shepherd: bad arguments %q\n", args)
 	return 2

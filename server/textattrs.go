@@ -75,6 +75,7 @@ func checkSubmitTexts(req *api.SubmitRequest) error {
 		textAttr{"Mail_Points", &req.MailPoints}, textAttr{"Mail_Users", &req.MailUsers},
 		textAttr{"depend", &req.Depend}, textAttr{"group_list", &req.GroupList},
 		textAttr{"array_indices_submitted", &req.ArrayIndices}, textAttr{"submit_host", &req.SubmitHost},
+		textAttr{"stagein", &req.Stagein}, textAttr{"stageout", &req.Stageout},
 		textAttr{"PBS_O_WORKDIR", &req.Workdir},
 	)
 	if err != nil {

@@ -181,7 +181,7 @@ func (t *transferer) do(it transferItem) ([]string, error) {
 		}
 		written, err := copyPath(src, sp, localFS{}, dst)
 		if err != nil {
-			return nil, fmt.Errorf("cannot copy %s:%s to %s: %w", it.Host, it.Remote, dst, err)
+			return nil, err // the shepherd names the copy (PBS's wording)
 		}
 		return []string{written}, nil
 	case opOut:

@@ -174,6 +174,11 @@ func (w *writer) finish(j *model.Job, exit int, used map[string]string, detail s
 		usedText += " resources_used." + k + "=" + j.Used[k]
 	}
 	note(j, now, "Exit_status=%d%s", exit, usedText)
+	if detail != "" {
+		// The agent's detail (output that could not be delivered, a
+		// failed stage-out...) is also in tracejob, not only the comment.
+		note(j, now, "%s", detail)
+	}
 	w.toHistory(j)
 }
 

@@ -164,6 +164,7 @@ key_file = "a-key.pem"
 port = 2222
 connect_timeout = "3s"
 identity_files = ["/etc/strata/userkeys/%u/id_ed25519"]
+user_known_hosts = []
 [ssh.addresses]
 login1 = "10.0.0.5"
 login2 = "10.0.0.6:2200"
@@ -184,6 +185,9 @@ local = "/scratch/"
 	s := cfg.Transfer.SSH
 	if s.Port != 2222 || s.ConnectTimeout != 3*time.Second || s.Addresses["login2"] != "10.0.0.6:2200" || s.IdentityFiles[0] != "/etc/strata/userkeys/%u/id_ed25519" {
 		t.Errorf("ssh %+v", s)
+	}
+	if s.UserKnownHosts == nil || len(s.UserKnownHosts) != 0 {
+		t.Errorf("user_known_hosts = [] must mean none, not the default: %#v", s.UserKnownHosts)
 	}
 	if u := cfg.Transfer.UseCP; len(u) != 2 || u[1] != (UseCP{Host: "fs1", Remote: "/export/scratch/", Local: "/scratch/"}) {
 		t.Errorf("usecp %+v", u)

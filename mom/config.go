@@ -128,6 +128,7 @@ type fileConfig struct {
 	Cgroups           fileCgroups    `toml:"cgroups"`
 	SSH               fileSSH        `toml:"ssh"`
 	UseCP             []UseCP        `toml:"usecp"`
+	TransferTimeout   string         `toml:"transfer_timeout"`
 }
 
 // fileCgroups is the [cgroups] table.
@@ -290,7 +291,7 @@ func (fc *fileConfig) apply(cfg *Config, md toml.MetaData) error {
 	if err := fc.Cgroups.apply(&cfg.Cgroups); err != nil {
 		return err
 	}
-	if err := applyTransfer(&cfg.Transfer, fc.SSH, fc.UseCP); err != nil {
+	if err := applyTransfer(&cfg.Transfer, fc.SSH, fc.UseCP, fc.TransferTimeout); err != nil {
 		return err
 	}
 	for i, fv := range fc.Vnode {

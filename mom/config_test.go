@@ -154,6 +154,9 @@ key_file = "a-key.pem"
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.Transfer.Timeout != 30*time.Minute {
+		t.Errorf("transfer_timeout default %s", cfg.Transfer.Timeout)
+	}
 	if s := cfg.Transfer.SSH; s.Port != 22 || s.ConnectTimeout != 10*time.Second ||
 		strings.Join(s.IdentityFiles, ",") != "%h/.ssh/id_ed25519,%h/.ssh/id_ecdsa,%h/.ssh/id_rsa" ||
 		strings.Join(s.UserKnownHosts, ",") != "%h/.ssh/known_hosts" || strings.Join(s.GlobalKnownHosts, ",") != "/etc/ssh/ssh_known_hosts" {
@@ -191,6 +194,12 @@ local = "/scratch/"
 	}
 	if u := cfg.Transfer.UseCP; len(u) != 2 || u[1] != (UseCP{Host: "fs1", Remote: "/export/scratch/", Local: "/scratch/"}) {
 		t.Errorf("usecp %+v", u)
+	}
+	if _, err := LoadConfig(writeConfig(t, "transfer_timeout = \"-1s\"\n"+base)); err == nil || !strings.Contains(err.Error(), "transfer_timeout: ") {
+		t.Errorf("bad transfer_timeout: %v", err)
+	}
+	if c, err := LoadConfig(writeConfig(t, "transfer_timeout = \"2h\"\n"+base)); err != nil || c.Transfer.Timeout != 2*time.Hour {
+		t.Errorf("transfer_timeout 2h: %v", err)
 	}
 	for _, tc := range []struct{ text, want string }{
 		{"[ssh]\nport = 70000\n", "ssh.port"},

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
@@ -36,21 +37,33 @@ func (r *jobRunner) transfer(items []transferItem, files []*os.File) ([]transfer
 		return nil, fmt.Errorf("encode transfer request: %w", err)
 	}
 	argv := append(append([]string(nil), r.params.SelfCommand...), shepherdTransfer)
+	// The helper runs as the owner, who can stop it or make it print
+	// anything: what is read back is capped, and a helper that does not
+	// finish within the transfer timeout is killed, so the job's end (and
+	// its resources) cannot be held hostage.
 	var stdout, stderr bytes.Buffer
 	cmd := &exec.Cmd{
 		Path:        argv[0],
 		Args:        argv,
 		Dir:         "/",
 		Stdin:       bytes.NewReader(body),
-		Stdout:      &stdout,
-		Stderr:      &stderr,
+		Stdout:      &cappedWriter{w: &stdout, n: maxHelperOutput},
+		Stderr:      &cappedWriter{w: &stderr, n: maxHelperOutput},
 		ExtraFiles:  files,
 		SysProcAttr: &syscall.SysProcAttr{Credential: r.credential()},
 	}
 	if err := withUmask(r.job.JobUmask(), cmd.Start); err != nil {
 		return nil, fmt.Errorf("transfer helper: %w", err)
 	}
+	timeout := r.params.Transfer.Timeout
+	if timeout <= 0 {
+		timeout = defaultTransferTimeout
+	}
+	timer := time.AfterFunc(timeout, func() { _ = cmd.Process.Kill() })
 	werr := cmd.Wait()
+	if !timer.Stop() {
+		return nil, fmt.Errorf("copy did not finish within %s (transfer_timeout): stopped", timeout)
+	}
 	if msg := strings.TrimSpace(stderr.String()); msg != "" {
 		r.logger.Printf("transfer helper: %s", msg)
 	}
@@ -61,7 +74,35 @@ func (r *jobRunner) transfer(items []transferItem, files []*os.File) ([]transfer
 		}
 		return nil, fmt.Errorf("transfer helper: bad answer")
 	}
+	for i := range results {
+		if len(results[i].Err) > maxCopyError {
+			results[i].Err = results[i].Err[:maxCopyError] + "..."
+		}
+	}
 	return results, nil
+}
+
+// Bounds on what the owner-run helper can hand back.
+const (
+	maxHelperOutput = 1 << 20
+	maxCopyError    = 1024
+	// defaultTransferTimeout applies when the launch record has none.
+	defaultTransferTimeout = 30 * time.Minute
+)
+
+// cappedWriter keeps the first n bytes and swallows the rest, so the
+// writer never blocks or fails.
+type cappedWriter struct {
+	w *bytes.Buffer
+	n int
+}
+
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	if k := min(len(p), c.n); k > 0 {
+		c.w.Write(p[:k])
+		c.n -= k
+	}
+	return len(p), nil
 }
 
 // transferConfig is the launch record's, with this host's names filled

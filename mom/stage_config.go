@@ -26,6 +26,11 @@ type TransferConfig struct {
 	LocalNames []string `json:"local_names,omitempty"`
 	// SSH is the [ssh] table.
 	SSH SSHConfig `json:"ssh"`
+	// Timeout bounds one batch of copies (all of a job's stage-in, its
+	// stage-out, its output delivery); a copy still running then is
+	// stopped and counts as failed. TOML: transfer_timeout ("30m").
+	// Default 30 minutes.
+	Timeout time.Duration `json:"timeout"`
 }
 
 // UseCP is one [[usecp]] mapping: host:remote... is local...
@@ -62,7 +67,7 @@ type SSHConfig struct {
 
 // defaultTransferConfig is the [ssh] table's defaults.
 func defaultTransferConfig() TransferConfig {
-	return TransferConfig{SSH: SSHConfig{
+	return TransferConfig{Timeout: defaultTransferTimeout, SSH: SSHConfig{
 		Port:             22,
 		IdentityFiles:    []string{"%h/.ssh/id_ed25519", "%h/.ssh/id_ecdsa", "%h/.ssh/id_rsa"},
 		UserKnownHosts:   []string{"%h/.ssh/known_hosts"},
@@ -81,8 +86,16 @@ type fileSSH struct {
 	ConnectTimeout   string            `toml:"connect_timeout"`
 }
 
-// applyTransfer checks the [ssh] table and [[usecp]] entries into c.
-func applyTransfer(c *TransferConfig, fs fileSSH, usecp []UseCP) error {
+// applyTransfer checks the [ssh] table, [[usecp]] entries and
+// transfer_timeout into c.
+func applyTransfer(c *TransferConfig, fs fileSSH, usecp []UseCP, timeout string) error {
+	if timeout != "" {
+		d, err := time.ParseDuration(timeout)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("transfer_timeout: %q is not a positive duration", timeout)
+		}
+		c.Timeout = d
+	}
 	if fs.Port != 0 {
 		if fs.Port < 1 || fs.Port > 65535 {
 			return fmt.Errorf("ssh.port: %d is not a TCP port", fs.Port)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/strata-hpc/strata/internal/sshtest"
 	"github.com/strata-hpc/strata/model"
 )
@@ -367,3 +369,35 @@ func TestRoute(t *testing.T) {
 		}
 	}
 }
+
+// TestTransferTimeoutStopsAStalledCopy: the owner points -o at a FIFO
+// nobody reads, so the copy would block forever and hold the job (and
+// its vnodes) past its end; the helper is killed after transfer_timeout
+// and the output is kept in undelivered/.
+func TestTransferTimeoutStopsAStalledCopy(t *testing.T) {
+	f := newSSHFixture(t)
+	f.cfg.Timeout = time.Second
+	out := worldDir(t, 0o777)
+	fifo := filepath.Join(out, "fifo")
+	if err := syscallMkfifo(fifo); err != nil {
+		t.Fatal(err)
+	}
+	os.Chown(fifo, nobodyUID, nobodyUID)
+	spoolDir := t.TempDir()
+	j := nobodyJob("55.srv", "echo stuck\n", out)
+	j.Join = "oe"
+	j.Output = "testhost:" + fifo
+	start := time.Now()
+	res := f.run(t, spoolDir, j)
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the shepherd waited %s", took)
+	}
+	if !strings.Contains(res.Comment, "did not finish within 1s") {
+		t.Errorf("comment %q", res.Comment)
+	}
+	if got := readFile(t, filepath.Join(spoolDir, "undelivered", "55.srv.OU")); got != "stuck\n" {
+		t.Errorf("undelivered %q", got)
+	}
+}
+
+func syscallMkfifo(p string) error { return unix.Mkfifo(p, 0o600) }

@@ -53,6 +53,41 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 		}
 		cmd.Hold = &h
 	}
+	for _, p := range []struct {
+		name string
+		v    *string
+	}{{"Output_Path", req.Output}, {"Error_Path", req.Error}} {
+		if p.v == nil {
+			continue
+		}
+		// The host part reaches the agent's SSH client: a name only.
+		if h, _ := model.SplitHostPath(*p.v); h != "" && !model.ValidHostName(h) {
+			return nil, model.Errorf(model.PBSEBadAttrVal, " %s", p.name)
+		}
+	}
+	for _, st := range []struct {
+		name string
+		in   *string
+	}{{"stagein", req.Stagein}, {"stageout", req.Stageout}} {
+		if st.in == nil {
+			continue
+		}
+		// The agent reads the lists when the job starts: a running job
+		// keeps the ones it started with.
+		if j.IsRunning() {
+			return nil, model.Err(model.PBSEBadState)
+		}
+		specs, err := model.ParseStageList(*st.in)
+		if err != nil {
+			return nil, model.Errorf(model.PBSEBadAttrVal, " %s", st.name)
+		}
+		v := model.FormatStageList(specs)
+		if st.name == "stagein" {
+			cmd.Stagein = &v
+		} else {
+			cmd.Stageout = &v
+		}
+	}
 	if req.Depend != nil {
 		text, deps, err := parseDepend(*req.Depend, cfg.Name)
 		if err != nil {

@@ -92,6 +92,7 @@ func checkAlterTexts(req *api.AlterRequest) error {
 		textAttr{"Shell_Path_List", req.Shell}, textAttr{"Account_Name", req.Account}, textAttr{"project", req.Project},
 		textAttr{"Mail_Points", req.MailPoints}, textAttr{"Mail_Users", req.MailUsers},
 		textAttr{"depend", req.Depend}, textAttr{"group_list", req.GroupList},
+		textAttr{"stagein", req.Stagein}, textAttr{"stageout", req.Stageout},
 	)
 	if err != nil {
 		return err

@@ -145,6 +145,16 @@ func parseQalter(env *Env, args []string) (*qalterRequest, []string, error) {
 				case "group_list":
 					v := a.value
 					req.GroupList = &v
+				case "stagein", "stageout":
+					if _, err := model.ParseStageList(a.value); err != nil {
+						return errIllegalOpt('W')
+					}
+					v := a.value
+					if a.name == "stagein" {
+						req.Stagein = &v
+					} else {
+						req.Stageout = &v
+					}
 				case "max_run_subjobs":
 					n, err := strconv.ParseInt(a.value, 10, 64)
 					if err != nil || n < 0 {

@@ -113,25 +113,18 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 		// Stored as PBS shows it: octal digits without leading zeros.
 		j.Umask = strconv.FormatInt(int64(v), 8)
 	}
-	for _, p := range []struct{ name, v string }{{"Output_Path", req.Output}, {"Error_Path", req.Error}} {
-		// The host part reaches the agent's SSH client: a name only.
-		if h, _ := model.SplitHostPath(p.v); h != "" && !model.ValidHostName(h) {
-			return nil, model.Errorf(model.PBSEBadAttrVal, " %s", p.name)
+	if err := checkPathHosts(&req.Output, &req.Error); err != nil {
+		return nil, err
+	}
+	if req.Stagein != "" {
+		if j.Stagein, err = stageList("stagein", req.Stagein); err != nil {
+			return nil, err
 		}
 	}
-	for _, st := range []struct {
-		name string
-		in   string
-		dst  *string
-	}{{"stagein", req.Stagein, &j.Stagein}, {"stageout", req.Stageout, &j.Stageout}} {
-		if st.in == "" {
-			continue
+	if req.Stageout != "" {
+		if j.Stageout, err = stageList("stageout", req.Stageout); err != nil {
+			return nil, err
 		}
-		specs, err := model.ParseStageList(st.in)
-		if err != nil {
-			return nil, model.Errorf(model.PBSEBadAttrVal, " %s", st.name)
-		}
-		*st.dst = model.FormatStageList(specs)
 	}
 	if j.Depend, j.Deps, err = parseDepend(req.Depend, cfg.Name); err != nil {
 		return nil, err

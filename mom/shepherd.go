@@ -102,6 +102,9 @@ func failed(exit int, format string, args ...any) *Result {
 
 // deliverMain runs as the job's owner: it copies src (stdin, opened by the
 // shepherd) to dst, creating or truncating it with the user's permissions.
+// Delivery now goes through the transfer helper; this mode stays for
+// shepherds started by the previous release, which re-execute the
+// (upgraded) binary to deliver.
 // When dst is a directory the file is named nameInDir inside it (qsub -o
 // naming a directory). Errors go to stderr, which the shepherd puts in the
 // job's comment.

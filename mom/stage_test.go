@@ -277,7 +277,8 @@ func TestStageInFailure(t *testing.T) {
 }
 
 // TestStagingAsOwnerOnly: staging runs with the owner's rights. A
-// stage-in onto a symlink the owner planted towards root's file, and a
+// stage-in onto a symlink the owner planted towards root's file (or onto
+// that file through ".."), and a
 // stage-out of a symlink towards a file only root may read, both fail;
 // root's file is neither changed nor sent.
 func TestStagingAsOwnerOnly(t *testing.T) {
@@ -299,6 +300,17 @@ func TestStagingAsOwnerOnly(t *testing.T) {
 	res := f.run(t, t.TempDir(), j)
 	if res.Kind != model.JobEventStageinFailed || !strings.Contains(res.Comment, "permission denied") {
 		t.Errorf("stage-in through a symlink: %+v", res)
+	}
+	if got := readFile(t, victim); got != "root's\n" {
+		t.Errorf("root's file became %q", got)
+	}
+
+	// The same target reached with "..": still the owner's rights.
+	j = nobodyJob("56.srv", "true\n", worldDir(t, 0o777))
+	j.Stagein = work + "/../" + filepath.Base(secretDir) + "/victim@otherhost:" + filepath.Join(f.remote, "evil")
+	res = f.run(t, t.TempDir(), j)
+	if res.Kind != model.JobEventStageinFailed || !strings.Contains(res.Comment, "permission denied") {
+		t.Errorf("stage-in through ..: %+v", res)
 	}
 	if got := readFile(t, victim); got != "root's\n" {
 		t.Errorf("root's file became %q", got)

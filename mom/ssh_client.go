@@ -157,7 +157,11 @@ func (d *sshDialer) hostKeyCallback(hostPort, keyName string) (ssh.HostKeyCallba
 		files = append(files, p)
 	}
 	if len(files) == 0 {
-		return nil, nil, fmt.Errorf("no known_hosts file to check %s against (%s)", keyName, strings.Join(d.knownHostsFiles(), ", "))
+		why := strings.Join(d.knownHostsFiles(), ", ")
+		if len(d.notes) > 0 {
+			why = strings.Join(d.notes, "; ")
+		}
+		return nil, nil, fmt.Errorf("no known_hosts file to check %s against (%s): refusing to connect", keyName, why)
 	}
 	cb, err := knownhosts.New(files...)
 	if err != nil {

@@ -413,3 +413,20 @@ func TestTransferTimeoutStopsAStalledCopy(t *testing.T) {
 }
 
 func syscallMkfifo(p string) error { return unix.Mkfifo(p, 0o600) }
+
+// TestDeliverIgnoresForgeableKnownHosts: a known_hosts file others may
+// write (so anyone could have added a key to it) is not trusted.
+func TestDeliverIgnoresForgeableKnownHosts(t *testing.T) {
+	f := newSSHFixture(t)
+	os.Chmod(filepath.Join(f.udir, "known_hosts"), 0o666)
+	j := nobodyJob("57.srv", "echo x\n", worldDir(t, 0o777))
+	j.Join = "oe"
+	j.Output = "otherhost:" + filepath.Join(f.remote, "o57")
+	res := f.run(t, t.TempDir(), j)
+	if !strings.Contains(res.Comment, "known_hosts is writable by others: ignored") || !strings.Contains(res.Comment, "refusing to connect") {
+		t.Errorf("comment %q", res.Comment)
+	}
+	if logins := f.srv.Logins(); len(logins) != 0 {
+		t.Errorf("connected on a forgeable known_hosts: %q", logins)
+	}
+}

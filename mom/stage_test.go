@@ -430,3 +430,26 @@ func TestDeliverIgnoresForgeableKnownHosts(t *testing.T) {
 		t.Errorf("connected on a forgeable known_hosts: %q", logins)
 	}
 }
+
+// TestSSHDefaultsAreTheOwnersHome: with the defaults, keys and
+// known_hosts are the owner's ~/.ssh files plus the system file.
+func TestSSHDefaultsAreTheOwnersHome(t *testing.T) {
+	u := sshUser{UID: 1000, Name: "alice", Home: "/home/alice"}
+	d := &sshDialer{cfg: withSSHDefaults(SSHConfig{}), user: u}
+	var keys []string
+	for _, p := range d.cfg.IdentityFiles {
+		keys = append(keys, u.expand(p))
+	}
+	if got := strings.Join(keys, " "); got != "/home/alice/.ssh/id_ed25519 /home/alice/.ssh/id_ecdsa /home/alice/.ssh/id_rsa" {
+		t.Errorf("keys %s", got)
+	}
+	if got := strings.Join(d.knownHostsFiles(), " "); got != "/home/alice/.ssh/known_hosts /etc/ssh/ssh_known_hosts" {
+		t.Errorf("known_hosts %s", got)
+	}
+	if d.cfg.Port != 22 || d.cfg.ConnectTimeout != 10*time.Second {
+		t.Errorf("port %d timeout %s", d.cfg.Port, d.cfg.ConnectTimeout)
+	}
+	if got := u.expand("/keys/%u/%%h"); got != "/keys/alice/%h" {
+		t.Errorf("expand %q", got)
+	}
+}

@@ -360,6 +360,10 @@ func TestRoute(t *testing.T) {
 		LocalNames: []string{"localhost", "node1", "node1.example.org"},
 		UseCP:      []UseCP{{Host: "*.example.org", Remote: "/home/", Local: "/nfs/home/"}, {Host: "fs1", Remote: "/", Local: "/mnt/fs1/"}},
 	}
+	all := TransferConfig{UseCP: []UseCP{{Host: "*", Remote: "/", Local: "/"}}}
+	if local, ok, _ := all.route("anyhost", "/home/a/o"); !ok || local != "/home/a/o" {
+		t.Errorf("usecp * / /: %q %v", local, ok)
+	}
 	for _, tc := range []struct {
 		host, path, local string
 		ok, err           bool

@@ -156,6 +156,10 @@ type Job struct {
 	// Umask is umask (qsub -W umask): octal digits, the mask the job and
 	// its output files are created with; "" means DefaultUmask.
 	Umask string `json:"umask,omitempty"`
+	// Stagein and Stageout are stagein and stageout (qsub -W): PBS
+	// staging lists, checked by ParseStageList (model/stage.go).
+	Stagein  string `json:"stagein,omitempty"`
+	Stageout string `json:"stageout,omitempty"`
 	// RequeueOnEnd is set by qrerun: the kill the agent delivers ends in a
 	// requeue rather than in history.
 	RequeueOnEnd bool `json:"requeue_on_end,omitempty"`

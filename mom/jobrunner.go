@@ -31,6 +31,8 @@ type jobRunner struct {
 	clock *runClock   // walltime, suspended time excluded
 	meter *usageMeter // sampled usage of the job's session
 	cg    *jobCgroup  // the run's cgroup; nil: contained by process group only
+
+	stagedIn []string // files stage-in created, removed when the job ends
 }
 
 // run sets the job up, runs it to completion and delivers its output.
@@ -44,9 +46,13 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	if res := r.startHooks("execjob_begin"); res != nil {
 		return res
 	}
+	if res := r.stageIn(); res != nil {
+		return res
+	}
 
 	cmd, stdout, stderr, err := r.prepare()
 	if err != nil {
+		r.removeStagedIn()
 		r.cleanup()
 		return failed(model.ExitFail1, "%v", err)
 	}
@@ -55,6 +61,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		if stderr != stdout {
 			stderr.Close()
 		}
+		r.removeStagedIn()
 		r.cleanup()
 		return res
 	}
@@ -70,6 +77,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	}
 	defer stderr.Close()
 	if err != nil {
+		r.removeStagedIn()
 		r.cleanup()
 		return failed(model.ExitFail2, "cannot start job: %v", err)
 	}
@@ -110,9 +118,14 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		res.Comment = joinComment(res.Comment, "job exceeded its memory limit (mem): processes were killed")
 	}
 	r.endHooks("execjob_epilogue", res)
+	// PBS order: stage-out, then output delivery, then staged-in files go.
+	if note := r.stageOut(); note != "" {
+		res.Comment = joinComment(res.Comment, note)
+	}
 	if note := r.deliverOutputs(); note != "" {
 		res.Comment = joinComment(res.Comment, note)
 	}
+	r.removeStagedIn()
 	r.endHooks("execjob_end", res)
 	r.cleanup()
 	return res

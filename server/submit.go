@@ -113,6 +113,19 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 		// Stored as PBS shows it: octal digits without leading zeros.
 		j.Umask = strconv.FormatInt(int64(v), 8)
 	}
+	if err := checkPathHosts(&req.Output, &req.Error); err != nil {
+		return nil, err
+	}
+	if req.Stagein != "" {
+		if j.Stagein, err = stageList("stagein", req.Stagein); err != nil {
+			return nil, err
+		}
+	}
+	if req.Stageout != "" {
+		if j.Stageout, err = stageList("stageout", req.Stageout); err != nil {
+			return nil, err
+		}
+	}
 	if j.Depend, j.Deps, err = parseDepend(req.Depend, cfg.Name); err != nil {
 		return nil, err
 	}

@@ -92,6 +92,8 @@ func jobAttrs(j *model.Job, defs model.ResourceDefs, loc *time.Location) []attr 
 		add("session_id", strconv.Itoa(j.SessionID))
 	}
 	add("Shell_Path_List", j.Shell)
+	add("stagein", j.Stagein)
+	add("stageout", j.Stageout)
 	add("substate", strconv.Itoa(j.Substate))
 	add("umask", j.Umask)
 	if len(j.Env) > 0 {

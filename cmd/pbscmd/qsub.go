@@ -224,6 +224,8 @@ func submitRequest(env *Env, o *qsubOpts, defaultName string) (*submitReq, error
 	req.Depend, _ = o.wValue("depend")
 	req.GroupList, _ = o.wValue("group_list")
 	req.Umask, _ = o.wValue("umask")
+	req.Stagein, _ = o.wValue("stagein")
+	req.Stageout, _ = o.wValue("stageout")
 	req.ArrayIndices = o.vals['J']
 	if v, ok := o.wValue("block"); ok {
 		req.block, _ = model.ParseBool(v)
@@ -258,6 +260,11 @@ func setOutputPaths(env *Env, req *submitReq, o *qsubOpts, cwd, submitHost strin
 		dir := cwd
 		if v, ok := o.vals[s.opt]; ok {
 			h, p := outputPath(v, cwd, submitHost)
+			if !model.ValidHostName(h) {
+				// The agent copies to this host over SSH: a plain
+				// name only, never "user@host" or an option.
+				return errIllegalOpt(s.opt)
+			}
 			*s.dst = h + ":" + p
 			if h != submitHost {
 				continue // another host's file system: cannot check from here

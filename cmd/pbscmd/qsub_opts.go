@@ -101,6 +101,11 @@ func parseQsubWords(words []string) (*qsubOpts, getoptArgs, error) {
 								return errIllegalOpt('W')
 							}
 						}
+						if a.name == "stagein" || a.name == "stageout" {
+							if _, err := model.ParseStageList(a.value); err != nil {
+								return errIllegalOpt('W')
+							}
+						}
 					}
 					o.w = append(o.w, attrs...)
 				}
@@ -146,7 +151,7 @@ func mergeQsub(sources ...*qsubOpts) *qsubOpts {
 }
 
 // qsubWAttrs are the -W attributes qsub honours.
-var qsubWAttrs = map[string]bool{"depend": true, "block": true, "group_list": true, "umask": true}
+var qsubWAttrs = map[string]bool{"depend": true, "block": true, "group_list": true, "umask": true, "stagein": true, "stageout": true}
 
 // wValue returns the last value of a -W attribute.
 func (o *qsubOpts) wValue(name string) (string, bool) {

@@ -32,7 +32,8 @@ type jobRunner struct {
 	meter *usageMeter // sampled usage of the job's session
 	cg    *jobCgroup  // the run's cgroup; nil: contained by process group only
 
-	stagedIn []string // files stage-in created, removed when the job ends
+	stagedIn []string           // files stage-in created, removed when the job ends
+	session  *interactiveSession // qsub -I's terminal; nil for a batch job
 }
 
 // run sets the job up, runs it to completion and delivers its output.
@@ -57,6 +58,9 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		return failed(model.ExitFail1, "%v", err)
 	}
 	if res := r.startHooks("execjob_prologue"); res != nil {
+		if r.session != nil {
+			r.session.abandon()
+		}
 		stdout.Close()
 		if stderr != stdout {
 			stderr.Close()
@@ -76,6 +80,13 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		stdout.Close()
 	}
 	defer stderr.Close()
+	if r.session != nil {
+		if err != nil {
+			r.session.abandon()
+		} else {
+			r.session.relay()
+		}
+	}
 	if err != nil {
 		r.removeStagedIn()
 		r.cleanup()
@@ -104,7 +115,12 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		// learns it from the job's stderr, in PBS's words.
 		res.Exit = model.ExitKillWalltime
 		limit, _ := model.ParseDuration(j.ResourceList["walltime"])
-		fmt.Fprintf(stderr, "=>> PBS: job killed: walltime %d exceeded limit %d\n", int64(r.clock.elapsed(end).Seconds()), limit)
+		msg := fmt.Sprintf("=>> PBS: job killed: walltime %d exceeded limit %d", int64(r.clock.elapsed(end).Seconds()), limit)
+		if r.session != nil {
+			r.session.say(msg)
+		} else {
+			fmt.Fprintln(stderr, msg)
+		}
 	case ws.Signaled():
 		res.Exit = 256 + int(ws.Signal())
 	default:
@@ -117,13 +133,19 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	if r.cg != nil && r.cg.oomKills() > 0 {
 		res.Comment = joinComment(res.Comment, "job exceeded its memory limit (mem): processes were killed")
 	}
+	if r.session != nil {
+		r.session.finish(res.Exit)
+	}
 	r.endHooks("execjob_epilogue", res)
-	// PBS order: stage-out, then output delivery, then staged-in files go.
+	// PBS order: stage-out, then output delivery (an interactive job has
+	// no output files), then staged-in files go.
 	if note := r.stageOut(); note != "" {
 		res.Comment = joinComment(res.Comment, note)
 	}
-	if note := r.deliverOutputs(); note != "" {
-		res.Comment = joinComment(res.Comment, note)
+	if r.session == nil {
+		if note := r.deliverOutputs(); note != "" {
+			res.Comment = joinComment(res.Comment, note)
+		}
 	}
 	r.removeStagedIn()
 	r.endHooks("execjob_end", res)
@@ -155,6 +177,16 @@ func (r *jobRunner) prepare() (*exec.Cmd, *os.File, *os.File, error) {
 		return nil, nil, nil, fmt.Errorf("write node file: %w", err)
 	}
 	env := jobEnvironment(j, jobEnvParams{ID: r.id, NodeFile: nodefile, TmpDir: tmpdir})
+	if j.Interactive {
+		// The session is the job: no script, and the terminal stands for
+		// stdout and stderr (PBS writes no .o or .e for it).
+		cmd := &exec.Cmd{Env: env, Dir: r.id.Home,
+			SysProcAttr: &syscall.SysProcAttr{Setsid: true, Credential: r.credential()}}
+		if err := r.openInteractive(cmd); err != nil {
+			return nil, nil, nil, err
+		}
+		return cmd, r.session.tty, r.session.tty, nil
+	}
 
 	var argv []string
 	if len(j.Argv) > 0 {

@@ -108,6 +108,9 @@ func jobAttrs(j *model.Job, defs model.ResourceDefs, loc *time.Location) []attr 
 	}
 	out = append(out, arrayAttrs(j)...)
 	add("Submit_arguments", j.SubmitArgs)
+	if j.Interactive {
+		add("interactive", model.FormatBool(true))
+	}
 	out = append(out, attr{Name: "project", Value: or(j.Project, defaultProject), AsString: true})
 	add("Submit_Host", j.SubmitHost)
 	addTime("obittime", j.Obit)

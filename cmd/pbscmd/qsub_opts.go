@@ -17,7 +17,7 @@ const qsubSpec optSpec = "a:A:c:C:e:fhIj:J:k:l:m:M:N:o:p:P:q:r:R:S:u:v:VW:Xz"
 // qsubUnsupported are options this release parses but cannot honour yet; a
 // job submitted without them would silently behave differently, so qsub
 // refuses them.
-const qsubUnsupported = "cIRuX"
+const qsubUnsupported = "cRuX"
 
 // qsubOpts is one source's options (command line or directives).
 type qsubOpts struct {

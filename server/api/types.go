@@ -61,6 +61,10 @@ type SubmitRequest struct {
 	Stageout string `json:"stageout,omitempty"`
 	// ArrayIndices is -J X-Y[:Z][%N]: the job is an array.
 	ArrayIndices string `json:"array_indices,omitempty"`
+	// Interactive is qsub -I's listening address (host:port) and
+	// InteractiveCookie the secret the agent must present there.
+	Interactive       string `json:"interactive,omitempty"`
+	InteractiveCookie string `json:"interactive_cookie,omitempty"`
 }
 
 // SubmitResponse returns the new job's id.

@@ -32,7 +32,7 @@ type jobRunner struct {
 	meter *usageMeter // sampled usage of the job's session
 	cg    *jobCgroup  // the run's cgroup; nil: contained by process group only
 
-	stagedIn []string           // files stage-in created, removed when the job ends
+	stagedIn []string            // files stage-in created, removed when the job ends
 	session  *interactiveSession // qsub -I's terminal; nil for a batch job
 }
 

@@ -21,12 +21,16 @@ import (
 // announced in JOURNAL_STREAM ("device:inode"): a daemon whose stderr was
 // redirected elsewhere (a file, a terminal) keeps the plain format.
 func stderrIsJournal() bool {
-	want := os.Getenv("JOURNAL_STREAM")
+	return isJournalStream(os.Stderr, os.Getenv("JOURNAL_STREAM"))
+}
+
+// isJournalStream reports whether f is the stream JOURNAL_STREAM names.
+func isJournalStream(f *os.File, want string) bool {
 	if want == "" {
 		return false
 	}
 	var st unix.Stat_t
-	if err := unix.Fstat(int(os.Stderr.Fd()), &st); err != nil {
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 		return false
 	}
 	return want == fmt.Sprintf("%d:%d", st.Dev, st.Ino)

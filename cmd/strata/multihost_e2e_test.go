@@ -1,0 +1,244 @@
+//go:build e2e
+
+package main
+
+// The deployment guide (docs/deploy.md), performed step by step on hosts
+// that are network and UTS namespaces of this machine (netns_harness).
+// Each subtest is the guide's step of the same number; a step that fails
+// stops the test, since later steps build on it.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// serverEnv is the environment of commands on a server host: its socket
+// (an installed server uses the default, /run/strata/strata.sock).
+func serverEnv(h *netHost) []string {
+	return []string{"STRATA_SOCKET=" + h.path("run/strata/strata.sock")}
+}
+
+// deployServer performs the guide's server steps on h: the example
+// configuration with the host's paths, started as the unit would.
+func deployServer(t *testing.T, nc *netCluster, h *netHost, extra map[string]string) {
+	t.Helper()
+	cfg := installExample(t, h, "server.toml")
+	kv := map[string]string{
+		// Test only: the installed defaults are /var/lib/strata/server
+		// and /run/strata/strata.sock; here each host has its own tree.
+		"data_dir": fmt.Sprintf("%q", h.path("var/lib/strata/server")),
+		"socket":   fmt.Sprintf("%q", h.path("run/strata/strata.sock")),
+	}
+	for k, v := range extra {
+		kv[k] = v
+	}
+	editTOML(t, cfg, kv)
+	nc.startDaemon(h, "server", "server", "--config", cfg)
+}
+
+// deployAgent performs the guide's agent steps on compute host h: the
+// certificate files issued on ca (the host holding the CA) copied over,
+// the example configuration pointed at the server, the agent started.
+func deployAgent(t *testing.T, nc *netCluster, ca, h *netHost, server string) {
+	t.Helper()
+	tlsDir := ca.path("etc/strata/tls")
+	nc.must(ca, "strata", "tls", "issue", "--dir", tlsDir, "--host", h.name)
+	copyFile(t, filepath.Join(tlsDir, "ca.pem"), h.path("etc/strata/tls/ca.pem"), 0o644)
+	copyFile(t, filepath.Join(tlsDir, "agent-"+h.name+".pem"), h.path("etc/strata/tls/agent.pem"), 0o644)
+	copyFile(t, filepath.Join(tlsDir, "agent-"+h.name+"-key.pem"), h.path("etc/strata/tls/agent-key.pem"), 0o600)
+	cfg := installExample(t, h, "mom.toml")
+	editTOML(t, cfg, map[string]string{
+		"server": server,
+		// Test only: the installed defaults are /var/spool/strata/mom
+		// and /var/tmp.
+		"spool":  fmt.Sprintf("%q", h.path("var/spool/strata/mom")),
+		"tmpdir": fmt.Sprintf("%q", h.path("var/tmp")),
+	})
+	nc.startDaemon(h, "mom", "mom", "--config", cfg)
+}
+
+// waitNodesFree polls pbsnodes on h until every named host is free.
+func waitNodesFree(t *testing.T, nc *netCluster, h *netHost, env []string, names ...string) {
+	t.Helper()
+	var last string
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := nc.run(h, false, env, "", "", "pbsnodes", "-a", "-F", "json")
+		last = r.stdout + r.stderr
+		var doc struct {
+			Nodes map[string]map[string]any `json:"nodes"`
+		}
+		ok := r.code == 0 && json.Unmarshal([]byte(r.stdout), &doc) == nil
+		for _, n := range names {
+			ok = ok && doc.Nodes[n] != nil && doc.Nodes[n]["state"] == "free"
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("hosts %v not free within 30s; pbsnodes on %s:\n%s", names, h.name, last)
+		}
+		time.Sleep(100 * time.Millisecond) // polling with a deadline
+	}
+}
+
+// jobStatus is qstat -xf -F json for one job, run on h.
+func jobStatus(t *testing.T, nc *netCluster, h *netHost, env []string, id string) map[string]any {
+	t.Helper()
+	r := nc.run(h, false, env, "", "", "qstat", "-xf", "-F", "json", id)
+	if r.code != 0 {
+		t.Fatalf("qstat %s on %s: exit %d %s", id, h.name, r.code, r.stderr)
+	}
+	var doc struct {
+		Jobs map[string]map[string]any `json:"Jobs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("qstat json: %v\n%s", err, r.stdout)
+	}
+	return doc.Jobs[id]
+}
+
+// waitJobDone polls until the job finished and returns its status.
+func waitJobDone(t *testing.T, nc *netCluster, h *netHost, env []string, id string) map[string]any {
+	t.Helper()
+	var j map[string]any
+	waitFor(t, 60*time.Second, "job "+id+" to finish", func() bool {
+		j = jobStatus(t, nc, h, env, id)
+		return j["job_state"] == "F"
+	})
+	return j
+}
+
+// submitAsUser writes a script in the shared directory and submits it as
+// the plain user from h; it returns the job id.
+func submitAsUser(t *testing.T, nc *netCluster, h *netHost, env []string, script string, args ...string) string {
+	t.Helper()
+	f := filepath.Join(nc.shared, fmt.Sprintf("job%d.sh", time.Now().UnixNano()))
+	if err := os.WriteFile(f, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The plain user's login shell is nologin: the job names its shell.
+	r := nc.run(h, true, env, nc.shared, "", append(append([]string{"qsub", "-S", "/bin/sh"}, args...), f)...)
+	if r.code != 0 {
+		t.Fatalf("qsub on %s as uid %d: exit %d\n%s", h.name, plainUID, r.code, r.stderr)
+	}
+	return strings.TrimSpace(r.stdout)
+}
+
+// TestDeployGuideOneServer performs docs/deploy.md, "One server and N
+// compute hosts", on hosts srv, c1, c2 and login.
+func TestDeployGuideOneServer(t *testing.T) {
+	nc := newNetCluster(t, "srv", "c1", "c2", "login")
+	srv, c1, c2, login := nc.hosts["srv"], nc.hosts["c1"], nc.hosts["c2"], nc.hosts["login"]
+	env := serverEnv(srv)
+
+	step(t, "2 certificates", func(t *testing.T) {
+		out := nc.must(srv, "strata", "tls", "init", "--dir", srv.path("etc/strata/tls"), "--host", "srv", "--host", srv.addr)
+		if !strings.Contains(out, "created ca.pem") {
+			t.Fatalf("tls init: %s", out)
+		}
+		if fi, err := os.Stat(srv.path("etc/strata/tls/ca-key.pem")); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("ca-key.pem: %v %v", fi, err)
+		}
+	})
+	step(t, "3 server", func(t *testing.T) {
+		deployServer(t, nc, srv, nil)
+		waitFor(t, 30*time.Second, "the server to answer qstat -B on srv", func() bool {
+			return nc.run(srv, false, env, "", "", "qstat", "-B").code == 0
+		})
+		// The server's name defaults to the host's (job ids <seq>.srv).
+		if out := nc.must(srv, "env", env[0], "qstat", "-B"); !strings.Contains(out, "srv") {
+			t.Errorf("qstat -B on srv does not name server srv:\n%s", out)
+		}
+	})
+	step(t, "4 agents", func(t *testing.T) {
+		deployAgent(t, nc, srv, c1, `"srv:15001"`)
+		deployAgent(t, nc, srv, c2, `"srv:15001"`)
+		waitNodesFree(t, nc, srv, env, "c1", "c2")
+	})
+	step(t, "5 jobs as a user land on the compute hosts", func(t *testing.T) {
+		script := "#!/bin/sh\nhostname\nid -un\n"
+		ids := map[string]string{}
+		for _, host := range []string{"c1", "c2"} {
+			ids[host] = submitAsUser(t, nc, srv, env, script, "-N", "where", "-l", "select=1:ncpus=1:host="+host)
+		}
+		for host, id := range ids {
+			j := waitJobDone(t, nc, srv, env, id)
+			if fmt.Sprint(j["exec_host"]) != host+"/0" || fmt.Sprint(j["Exit_status"]) != "0" {
+				t.Errorf("job %s: exec_host %v, Exit_status %v; want %s/0 and 0", id, j["exec_host"], j["Exit_status"], host)
+			}
+			seq, _, _ := strings.Cut(id, ".")
+			out, err := os.ReadFile(filepath.Join(nc.shared, "where.o"+seq))
+			if err != nil || string(out) != host+"\nnobody\n" {
+				t.Errorf("job %s output: %q (%v); want %q", id, out, err, host+"\nnobody\n")
+			}
+		}
+	})
+	step(t, "6 login host", func(t *testing.T) {
+		// The login host is a host of the network with its own name that
+		// reaches the server's API port. Submitting from it (munge over
+		// TCP) is the guide's section "Login nodes and munge".
+		r := nc.run(login, false, nil, "", "", "sh", "-c", "hostname; getent hosts srv")
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "login\n") || !strings.Contains(r.stdout, srv.addr) {
+			t.Fatalf("login host: %q %q", r.stdout, r.stderr)
+		}
+		if r := nc.run(login, false, nil, "", "", "bash", "-c", "exec 3<>/dev/tcp/srv/15001"); r.code != 0 {
+			t.Errorf("login host cannot reach srv:15001: %s", r.stderr)
+		}
+	})
+	step(t, "7 rotate an agent certificate", func(t *testing.T) {
+		tlsDir := srv.path("etc/strata/tls")
+		nc.must(srv, "strata", "tls", "issue", "--dir", tlsDir, "--host", "c1", "--cert", filepath.Join(tlsDir, "agent-c1-new.pem"))
+		copyFile(t, filepath.Join(tlsDir, "agent-c1-new-key.pem"), c1.path("etc/strata/tls/agent-key.pem"), 0o600)
+		copyFile(t, filepath.Join(tlsDir, "agent-c1-new.pem"), c1.path("etc/strata/tls/agent.pem"), 0o644)
+		id := submitAsUser(t, nc, srv, env, "#!/bin/sh\nhostname\n", "-N", "rotated", "-l", "select=1:ncpus=1:host=c1")
+		if j := waitJobDone(t, nc, srv, env, id); fmt.Sprint(j["Exit_status"]) != "0" {
+			t.Errorf("job after rotation: %v", j)
+		}
+	})
+	step(t, "8 upgrade: restart agents and the server, jobs keep running", func(t *testing.T) {
+		id := submitAsUser(t, nc, srv, env, "#!/bin/sh\nsleep 4\nhostname\n", "-N", "upgrade", "-l", "select=1:ncpus=1:host=c2")
+		waitFor(t, 30*time.Second, "job "+id+" to run", func() bool { return jobStatus(t, nc, srv, env, id)["job_state"] == "R" })
+		nc.restartDaemon(c2, "mom")
+		nc.restartDaemon(srv, "server")
+		// Until it has replayed its Raft log (it leads again), a restarted
+		// server answers as if it had no jobs: wait for this one.
+		waitFor(t, 30*time.Second, "the restarted server to know job "+id, func() bool {
+			return nc.run(srv, false, env, "", "", "qstat", id).code == 0
+		})
+		j := waitJobDone(t, nc, srv, env, id)
+		seq, _, _ := strings.Cut(id, ".")
+		out, _ := os.ReadFile(filepath.Join(nc.shared, "upgrade.o"+seq))
+		if fmt.Sprint(j["Exit_status"]) != "0" || string(out) != "c2\n" {
+			t.Errorf("job across restarts: Exit_status %v, output %q", j["Exit_status"], out)
+		}
+		waitNodesFree(t, nc, srv, env, "c1", "c2")
+	})
+	step(t, "9 backup and restore", func(t *testing.T) {
+		snap := srv.path("var/backups/strata.snap")
+		os.MkdirAll(filepath.Dir(snap), 0o700)
+		nc.must(srv, "env", env[0], "strata", "operator", "snapshot", "save", snap)
+		if fi, err := os.Stat(snap); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("snapshot file: %v %v", fi, err)
+		}
+		later := submitAsUser(t, nc, srv, env, "#!/bin/sh\ntrue\n", "-h")
+		nc.must(srv, "env", env[0], "strata", "operator", "snapshot", "restore", snap)
+		if r := nc.run(srv, false, env, "", "", "qstat", later); r.code == 0 {
+			t.Errorf("job %s submitted after the backup still exists after the restore:\n%s", later, r.stdout)
+		}
+	})
+}
+
+// step runs one step of the guide as a subtest and stops the test when it
+// fails: later steps need it.
+func step(t *testing.T, name string, fn func(t *testing.T)) {
+	t.Helper()
+	if !t.Run(name, fn) {
+		t.FailNow()
+	}
+}

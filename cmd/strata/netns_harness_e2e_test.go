@@ -162,9 +162,27 @@ func (nc *netCluster) teardown(sw string) {
 	}
 	for _, name := range nc.order {
 		exec.Command("ip", "netns", "del", nc.hosts[name].ns).Run()
+		removeAgentCgroups(name)
 	}
 	exec.Command("ip", "netns", "del", sw).Run()
 	os.RemoveAll(nc.base)
+}
+
+// removeAgentCgroups removes the empty agent cgroups (strata/<host>-*,
+// in every hierarchy) the agents of a host left; one in use stays (rmdir
+// of a cgroup with processes fails).
+func removeAgentCgroups(host string) {
+	for _, pattern := range []string{"/sys/fs/cgroup/strata/", "/sys/fs/cgroup/*/strata/", "/sys/fs/cgroup/*/*/*/strata/"} {
+		dirs, _ := filepath.Glob(pattern + host + "-*")
+		for _, d := range dirs {
+			// Job cgroups first (none are left after a clean stop).
+			subs, _ := filepath.Glob(filepath.Join(d, "*", "cgroup.procs"))
+			for _, s := range subs {
+				os.Remove(filepath.Dir(s))
+			}
+			os.Remove(d)
+		}
+	}
 }
 
 // command is args run on host h, as root or (asUser) as the plain user,

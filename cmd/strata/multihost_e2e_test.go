@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -24,10 +25,19 @@ func serverEnv(h *netHost) []string {
 }
 
 // deployServer performs the guide's server steps on h: the example
-// configuration with the host's paths, started as the unit would.
-func deployServer(t *testing.T, nc *netCluster, h *netHost, extra map[string]string) {
+// configuration with the host's paths, the given keys and tables (appended
+// at the end), started as the unit would.
+func deployServer(t *testing.T, nc *netCluster, h *netHost, extra map[string]string, tables string) {
 	t.Helper()
 	cfg := installExample(t, h, "server.toml")
+	if tables != "" {
+		f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(tables)
+		f.Close()
+	}
 	kv := map[string]string{
 		// Test only: the installed defaults are /var/lib/strata/server
 		// and /run/strata/strata.sock; here each host has its own tree.
@@ -147,7 +157,7 @@ func TestDeployGuideOneServer(t *testing.T) {
 		}
 	})
 	step(t, "3 server", func(t *testing.T) {
-		deployServer(t, nc, srv, nil)
+		deployServer(t, nc, srv, nil, "")
 		waitFor(t, 30*time.Second, "the server to answer qstat -B on srv", func() bool {
 			return nc.run(srv, false, env, "", "", "qstat", "-B").code == 0
 		})
@@ -160,6 +170,21 @@ func TestDeployGuideOneServer(t *testing.T) {
 		deployAgent(t, nc, srv, c1, `"srv:15001"`)
 		deployAgent(t, nc, srv, c2, `"srv:15001"`)
 		waitNodesFree(t, nc, srv, env, "c1", "c2")
+	})
+	step(t, "ports and firewall", func(t *testing.T) {
+		// The port table of the guide: agents listen on nothing, the
+		// server on 15001 for the network and 15002 on loopback only.
+		if out := nc.must(c1, "ss", "-Hltn"); strings.TrimSpace(out) != "" {
+			t.Errorf("compute host c1 listens on:\n%s", out)
+		}
+		out := nc.must(srv, "ss", "-Hltn")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if !regexp.MustCompile(`(0\.0\.0\.0|\*|\[::\]):15001 `).MatchString(out) || !strings.Contains(out, "127.0.0.1:15002 ") || len(lines) != 2 {
+			t.Errorf("server listens on:\n%s\nwant *:15001 and 127.0.0.1:15002 only", out)
+		}
+		if r := nc.run(c1, false, nil, "", "", "bash", "-c", "exec 3<>/dev/tcp/srv/15002"); r.code == 0 {
+			t.Error("c1 reaches the Raft port of a one-server cluster")
+		}
 	})
 	step(t, "5 jobs as a user land on the compute hosts", func(t *testing.T) {
 		script := "#!/bin/sh\nhostname\nid -un\n"
@@ -241,4 +266,103 @@ func step(t *testing.T, name string, fn func(t *testing.T)) {
 	if !t.Run(name, fn) {
 		t.FailNow()
 	}
+}
+
+// TestDeployGuideThreeServers performs docs/deploy.md, "Three servers", on
+// hosts srv1..srv3 and c1: per-server certificates, [[peer]] tables, agents
+// with every server; a job runs, the leader is stopped, the next job runs.
+func TestDeployGuideThreeServers(t *testing.T) {
+	nc := newNetCluster(t, "srv1", "srv2", "srv3", "c1")
+	servers := []*netHost{nc.hosts["srv1"], nc.hosts["srv2"], nc.hosts["srv3"]}
+	ca, c1 := servers[0], nc.hosts["c1"]
+	tlsDir := ca.path("etc/strata/tls")
+
+	step(t, "1 server certificates", func(t *testing.T) {
+		nc.must(ca, "strata", "tls", "init", "--dir", tlsDir, "--host", ca.name, "--host", ca.addr)
+		for _, h := range servers[1:] {
+			nc.must(ca, "strata", "tls", "issue", "--server", "--dir", tlsDir, "--host", h.name, "--host", h.addr)
+			copyFile(t, filepath.Join(tlsDir, "ca.pem"), h.path("etc/strata/tls/ca.pem"), 0o644)
+			copyFile(t, filepath.Join(tlsDir, "server-"+h.name+".pem"), h.path("etc/strata/tls/server.pem"), 0o644)
+			copyFile(t, filepath.Join(tlsDir, "server-"+h.name+"-key.pem"), h.path("etc/strata/tls/server-key.pem"), 0o600)
+		}
+	})
+	step(t, "2-3 peers and start", func(t *testing.T) {
+		var peers strings.Builder
+		for _, h := range servers {
+			fmt.Fprintf(&peers, "\n[[peer]]\nid = %q\nraft_addr = \"%s:15002\"\napi_addr = \"%s:15001\"\n", h.name, h.addr, h.addr)
+		}
+		for _, h := range servers {
+			deployServer(t, nc, h, map[string]string{"node_id": fmt.Sprintf("%q", h.name), "raft_addr": fmt.Sprintf("\"%s:15002\"", h.addr)}, peers.String())
+		}
+		waitFor(t, 60*time.Second, "a leader in qstat -B on srv1", func() bool {
+			r := nc.run(servers[0], false, serverEnv(servers[0]), "", "", "qstat", "-B")
+			return r.code == 0 && strings.Contains(r.stdout, "Leader: srv") && strings.Contains(r.stdout, "3 voting servers")
+		})
+	})
+	step(t, "4 agents with every server", func(t *testing.T) {
+		deployAgent(t, nc, ca, c1, `"srv1:15001"`)
+		editTOML(t, c1.path("etc/strata/mom.toml"), map[string]string{
+			"server":  "",
+			"servers": `["srv1:15001", "srv2:15001", "srv3:15001"]`,
+		})
+		nc.restartDaemon(c1, "mom")
+		waitNodesFree(t, nc, servers[1], serverEnv(servers[1]), "c1")
+	})
+	step(t, "5 commands on any server; a job runs, also without the leader", func(t *testing.T) {
+		env := serverEnv(servers[2])
+		id := submitAsUser(t, nc, servers[2], env, "#!/bin/sh\nhostname\n", "-N", "ha1")
+		if j := waitJobDone(t, nc, servers[2], env, id); fmt.Sprint(j["exec_host"]) != "c1/0" || fmt.Sprint(j["Exit_status"]) != "0" {
+			t.Fatalf("job %s: %v", id, j)
+		}
+		out := nc.must(servers[0], "env", serverEnv(servers[0])[0], "qstat", "-B")
+		var leader *netHost
+		for _, h := range servers {
+			if strings.Contains(out, "Leader: "+h.name+" ") {
+				leader = h
+			}
+		}
+		if leader == nil {
+			t.Fatalf("no leader named in\n%s", out)
+		}
+		nc.stopDaemon(leader.name+"/server", nc.daemon[leader.name+"/server"])
+		var other *netHost
+		for _, h := range servers {
+			if h != leader {
+				other = h
+			}
+		}
+		env = serverEnv(other)
+		var id2 string
+		waitFor(t, 60*time.Second, "a submission after the leader "+leader.name+" stopped", func() bool {
+			r := nc.run(other, true, env, nc.shared, "", "qsub", "-S", "/bin/sh", "-N", "ha2", "--", "/bin/hostname")
+			id2 = strings.TrimSpace(r.stdout)
+			return r.code == 0
+		})
+		j := waitJobDone(t, nc, other, env, id2)
+		seq, _, _ := strings.Cut(id2, ".")
+		b, _ := os.ReadFile(filepath.Join(nc.shared, "ha2.o"+seq))
+		if fmt.Sprint(j["Exit_status"]) != "0" || string(b) != "c1\n" {
+			t.Errorf("job %s without the leader: Exit_status %v, output %q", id2, j["Exit_status"], b)
+		}
+		nc.startDaemon(leader, "server", nc.args[leader.name+"/server"]...)
+	})
+	step(t, "8 rolling upgrade: one server at a time", func(t *testing.T) {
+		for _, h := range servers {
+			waitFor(t, 60*time.Second, "3 voting servers and a leader before restarting "+h.name, func() bool {
+				r := nc.run(h, false, serverEnv(h), "", "", "qstat", "-B")
+				return r.code == 0 && strings.Contains(r.stdout, "Leader: srv") && strings.Contains(r.stdout, "3 voting servers")
+			})
+			nc.restartDaemon(h, "server")
+		}
+		env := serverEnv(servers[0])
+		var id string
+		waitFor(t, 60*time.Second, "a submission after the rolling restart", func() bool {
+			r := nc.run(servers[0], true, env, nc.shared, "", "qsub", "-S", "/bin/sh", "--", "/bin/true")
+			id = strings.TrimSpace(r.stdout)
+			return r.code == 0
+		})
+		if j := waitJobDone(t, nc, servers[0], env, id); fmt.Sprint(j["Exit_status"]) != "0" {
+			t.Errorf("job after the rolling restart: %v", j)
+		}
+	})
 }

@@ -279,7 +279,7 @@ func (nc *netCluster) restartDaemon(h *netHost, name string) {
 
 // editTOML sets top-level keys of a TOML file the way an admin edits the
 // example: the line "key = ..." is replaced (it must exist, commented or
-// not).
+// not); an empty value comments the line out.
 func editTOML(t *testing.T, path string, kv map[string]string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -287,11 +287,18 @@ func editTOML(t *testing.T, path string, kv map[string]string) {
 		t.Fatal(err)
 	}
 	for k, v := range kv {
+		// The first line only: later ones belong to tables (a
+		// commented [[peer]] example has its own raft_addr).
 		re := regexp.MustCompile(`(?m)^#? ?` + regexp.QuoteMeta(k) + ` = .*$`)
-		if !re.Match(b) {
+		loc := re.FindIndex(b)
+		if loc == nil {
 			t.Fatalf("%s: no line for %s", path, k)
 		}
-		b = re.ReplaceAll(b, []byte(k+" = "+v))
+		line := k + " = " + v
+		if v == "" {
+			line = "# " + string(b[loc[0]:loc[1]])
+		}
+		b = append(append(append([]byte{}, b[:loc[0]]...), line...), b[loc[1]:]...)
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
@@ -314,15 +321,20 @@ func installExample(t *testing.T, h *netHost, name string) string {
 	return dst
 }
 
-// copyFile copies a file with a mode (the guide's scp/install -m).
+// copyFile installs a copy of src as dst with a mode, by rename as the
+// guide says (a daemon reloading the file never sees half of it).
 func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
 	t.Helper()
 	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(dst, b, mode); err != nil {
+	tmp := dst + ".new"
+	if err := os.WriteFile(tmp, b, mode); err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(dst, mode)
+	os.Chmod(tmp, mode)
+	if err := os.Rename(tmp, dst); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -59,7 +59,7 @@ func netnsUnavailable() string {
 	if os.Geteuid() != 0 {
 		return "not root"
 	}
-	for _, tool := range []string{"ip", "nsenter", "unshare", "setpriv", "sh"} {
+	for _, tool := range []string{"ip", "ss", "nsenter", "unshare", "setpriv", "sh", "bash", "getent"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			return tool + " is not installed"
 		}

@@ -257,6 +257,16 @@ func step(t *testing.T, name string, fn func(t *testing.T)) {
 	}
 }
 
+// waitLeader polls qstat -B on h until it names a leader of 3 voting
+// servers.
+func waitLeader(t *testing.T, nc *netCluster, h *netHost) {
+	t.Helper()
+	waitFor(t, 60*time.Second, "a leader of 3 voting servers in qstat -B on "+h.name, func() bool {
+		r := nc.run(h, false, serverEnv(h), "", "", "qstat", "-B")
+		return r.code == 0 && strings.Contains(r.stdout, "Leader: srv") && strings.Contains(r.stdout, "3 voting servers")
+	})
+}
+
 // TestDeployGuideThreeServers performs docs/deploy.md, "Three servers", on
 // hosts srv1..srv3 and c1: per-server certificates, [[peer]] tables, agents
 // with every server; a job runs, the leader is stopped, the next job runs.
@@ -283,10 +293,7 @@ func TestDeployGuideThreeServers(t *testing.T) {
 		for _, h := range servers {
 			deployServer(t, nc, h, map[string]string{"node_id": fmt.Sprintf("%q", h.name), "raft_addr": fmt.Sprintf("\"%s:15002\"", h.addr)}, peers.String())
 		}
-		waitFor(t, 60*time.Second, "a leader in qstat -B on srv1", func() bool {
-			r := nc.run(servers[0], false, serverEnv(servers[0]), "", "", "qstat", "-B")
-			return r.code == 0 && strings.Contains(r.stdout, "Leader: srv") && strings.Contains(r.stdout, "3 voting servers")
-		})
+		waitLeader(t, nc, servers[0])
 	})
 	step(t, "4 agents with every server", func(t *testing.T) {
 		deployAgent(t, nc, ca, c1, `"srv1:15001"`)
@@ -337,10 +344,7 @@ func TestDeployGuideThreeServers(t *testing.T) {
 	})
 	step(t, "8 rolling upgrade: one server at a time", func(t *testing.T) {
 		for _, h := range servers {
-			waitFor(t, 60*time.Second, "3 voting servers and a leader before restarting "+h.name, func() bool {
-				r := nc.run(h, false, serverEnv(h), "", "", "qstat", "-B")
-				return r.code == 0 && strings.Contains(r.stdout, "Leader: srv") && strings.Contains(r.stdout, "3 voting servers")
-			})
+			waitLeader(t, nc, h)
 			nc.restartDaemon(h, "server")
 		}
 		env := serverEnv(servers[0])

@@ -43,3 +43,17 @@ func TestJournalLinesCarryPriorityAndNoTimestamp(t *testing.T) {
 		t.Errorf("journal lines:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
+
+// TestJournalForgedPriorityStaysInfo performs the attack of a user whose
+// text reaches the log (a job name, a hook message): a newline followed
+// by "<0>" would be an emergency if it started a journal line. Every line
+// gets its own prefix first, so the forged one is read as text of an info
+// line.
+func TestJournalForgedPriorityStaysInfo(t *testing.T) {
+	var out bytes.Buffer
+	l := log.New(&journalWriter{w: &out}, "", 0)
+	l.Printf("job name %s", "x\n<0>system is on fire")
+	if want := "<6>job name x\n<6><0>system is on fire\n"; out.String() != want {
+		t.Errorf("journal lines %q, want %q", out.String(), want)
+	}
+}

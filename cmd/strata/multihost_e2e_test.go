@@ -78,6 +78,7 @@ func waitNodesFree(t *testing.T, nc *netCluster, h *netHost, env []string, names
 	var last string
 	deadline := time.Now().Add(30 * time.Second)
 	for {
+		nc.checkDaemons(t)
 		r := nc.run(h, false, env, "", "", "pbsnodes", "-a", "-F", "json")
 		last = r.stdout + r.stderr
 		var doc struct {
@@ -118,6 +119,7 @@ func waitJobDone(t *testing.T, nc *netCluster, h *netHost, env []string, id stri
 	t.Helper()
 	var j map[string]any
 	waitFor(t, 60*time.Second, "job "+id+" to finish", func() bool {
+		nc.checkDaemons(t)
 		j = jobStatus(t, nc, h, env, id)
 		return j["job_state"] == "F"
 	})
@@ -159,6 +161,7 @@ func TestDeployGuideOneServer(t *testing.T) {
 	step(t, "3 server", func(t *testing.T) {
 		deployServer(t, nc, srv, nil, "")
 		waitFor(t, 30*time.Second, "the server to answer qstat -B on srv", func() bool {
+			nc.checkDaemons(t)
 			return nc.run(srv, false, env, "", "", "qstat", "-B").code == 0
 		})
 		// The server's name defaults to the host's (job ids <seq>.srv).
@@ -262,6 +265,7 @@ func step(t *testing.T, name string, fn func(t *testing.T)) {
 func waitLeader(t *testing.T, nc *netCluster, h *netHost) {
 	t.Helper()
 	waitFor(t, 60*time.Second, "a leader of 3 voting servers in qstat -B on "+h.name, func() bool {
+		nc.checkDaemons(t)
 		r := nc.run(h, false, serverEnv(h), "", "", "qstat", "-B")
 		return r.code == 0 && strings.Contains(r.stdout, "Leader: srv") && strings.Contains(r.stdout, "3 voting servers")
 	})
@@ -320,7 +324,7 @@ func TestDeployGuideThreeServers(t *testing.T) {
 		if leader == nil {
 			t.Fatalf("no leader named in\n%s", out)
 		}
-		nc.stopDaemon(leader.name+"/server", nc.daemon[leader.name+"/server"])
+		nc.stopDaemon(leader.name + "/server")
 		var other *netHost
 		for _, h := range servers {
 			if h != leader {

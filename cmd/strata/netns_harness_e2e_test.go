@@ -45,9 +45,9 @@ type netCluster struct {
 	base   string // the test's directory
 	hosts  map[string]*netHost
 	order  []string
-	daemon map[string]*exec.Cmd // "host/name" -> running daemon
-	args   map[string][]string  // "host/name" -> its strata arguments
-	shared string               // a directory every host sees (shared home)
+	daemon map[string]*daemonProc // "host/name" -> running daemon
+	args   map[string][]string    // "host/name" -> its strata arguments
+	shared string                 // a directory every host sees (shared home)
 }
 
 // plainUser is the unprivileged user jobs are submitted as.
@@ -100,7 +100,7 @@ func newNetCluster(t *testing.T, names ...string) *netCluster {
 	clusterDirs.Lock()
 	clusterDirs.dirs = append(clusterDirs.dirs, base+"/")
 	clusterDirs.Unlock()
-	nc := &netCluster{t: t, id: "st" + randomHex(3), base: base, hosts: map[string]*netHost{}, daemon: map[string]*exec.Cmd{}, args: map[string][]string{},
+	nc := &netCluster{t: t, id: "st" + randomHex(3), base: base, hosts: map[string]*netHost{}, daemon: map[string]*daemonProc{}, args: map[string][]string{},
 		shared: filepath.Join(base, "shared")}
 	sw := nc.id + "-sw"
 	t.Cleanup(func() { nc.teardown(sw) })
@@ -149,8 +149,8 @@ func (nc *netCluster) ip(args ...string) {
 // teardown stops every daemon and job, deletes the namespaces (their veth
 // links go with them) and the files; on failure it shows the daemons' logs.
 func (nc *netCluster) teardown(sw string) {
-	for key, cmd := range nc.daemon {
-		nc.stopDaemon(key, cmd)
+	for key := range nc.daemon {
+		nc.stopDaemon(key)
 	}
 	clustercmd.KillSessions(clustercmd.SessionsMatching(nc.base+"/"), syscall.SIGKILL)
 	if nc.t.Failed() {
@@ -231,6 +231,12 @@ func (nc *netCluster) must(h *netHost, args ...string) string {
 	return r.stdout
 }
 
+// daemonProc is a running daemon; done is closed when it has exited.
+type daemonProc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
 // startDaemon starts `strata <args>` on h in a session of its own, its
 // output in h's <name>.log.
 func (nc *netCluster) startDaemon(h *netHost, name string, args ...string) {
@@ -246,21 +252,39 @@ func (nc *netCluster) startDaemon(h *netHost, name string, args ...string) {
 	if err := cmd.Start(); err != nil {
 		nc.t.Fatalf("start %s on %s: %v", name, h.name, err)
 	}
-	nc.daemon[h.name+"/"+name] = cmd
+	p := &daemonProc{cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(p.done) }()
+	nc.daemon[h.name+"/"+name] = p
 	nc.args[h.name+"/"+name] = args
+}
+
+// checkDaemons fails the test at once when a daemon has exited by itself
+// (a refused configuration, a crash), instead of letting a wait time out.
+func (nc *netCluster) checkDaemons(t *testing.T) {
+	t.Helper()
+	for key, p := range nc.daemon {
+		select {
+		case <-p.done:
+			b, _ := os.ReadFile(filepath.Join(nc.base, "hosts", key+".log"))
+			t.Fatalf("%s exited (%v):\n%s", key, p.cmd.ProcessState, tail(string(b), 2000))
+		default:
+		}
+	}
 }
 
 // stopDaemon stops a daemon the way systemctl stop does: SIGTERM, then
 // SIGKILL if it does not exit within 10 s.
-func (nc *netCluster) stopDaemon(key string, cmd *exec.Cmd) {
-	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
+func (nc *netCluster) stopDaemon(key string) {
+	p := nc.daemon[key]
+	if p == nil {
+		nc.t.Fatalf("%s is not running", key)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-done:
+	case <-p.done:
 	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		<-done
+		p.cmd.Process.Kill()
+		<-p.done
 	}
 	delete(nc.daemon, key)
 }
@@ -269,11 +293,7 @@ func (nc *netCluster) stopDaemon(key string, cmd *exec.Cmd) {
 func (nc *netCluster) restartDaemon(h *netHost, name string) {
 	nc.t.Helper()
 	key := h.name + "/" + name
-	cmd := nc.daemon[key]
-	if cmd == nil {
-		nc.t.Fatalf("%s is not running", key)
-	}
-	nc.stopDaemon(key, cmd)
+	nc.stopDaemon(key)
 	nc.startDaemon(h, name, nc.args[key]...)
 }
 

@@ -162,7 +162,7 @@ func pbsManPage(m pbscmd.Manual) string {
 		}
 	}
 	b.WriteString(".TP\n.B \\-\\-version\nPrint the PBS version and exit.\n")
-	b.WriteString(".SH ENVIRONMENT\n.TP\n.B PBS_SERVER\nThe server name (and, on hosts without a local server, where to connect).\n")
+	b.WriteString(".SH ENVIRONMENT\n.TP\n.B PBS_SERVER\nThe server name; short job ids (123) are completed with it.\n")
 	b.WriteString(".TP\n.B STRATA_SOCKET\nThe server's Unix socket (default /var/run/strata/strata.sock).\n")
 	b.WriteString(".SH SEE ALSO\n.BR strata (8)\n")
 	return b.String()

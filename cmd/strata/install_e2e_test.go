@@ -35,13 +35,13 @@ func repoRoot(t *testing.T) string {
 }
 
 // makeInstall runs `make install` (or another target) into dest, building
-// into the test's own bin directory so the source tree is not written.
-func makeInstall(t *testing.T, target, dest string) {
+// into bin (a directory of the test's) so the source tree is not written.
+func makeInstall(t *testing.T, target, dest, bin string) {
 	t.Helper()
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed: skipping the installation test")
 	}
-	out, err := exec.Command("make", "-C", repoRoot(t), target, "DESTDIR="+dest, "BIN="+binDir).CombinedOutput()
+	out, err := exec.Command("make", "-C", repoRoot(t), target, "DESTDIR="+dest, "BIN="+bin).CombinedOutput()
 	if err != nil {
 		t.Fatalf("make %s DESTDIR=%s: %v\n%s", target, dest, err, out)
 	}
@@ -52,8 +52,8 @@ func makeInstall(t *testing.T, target, dest string) {
 // completion, example configurations the daemons accept, and systemd
 // units systemd accepts; then uninstall removes all of it.
 func TestMakeInstall(t *testing.T) {
-	dest := t.TempDir()
-	makeInstall(t, "install", dest)
+	dest, build := t.TempDir(), t.TempDir()
+	makeInstall(t, "install", dest, build)
 	usr := filepath.Join(dest, "usr/local")
 
 	bin := filepath.Join(usr, "bin", "strata")
@@ -175,7 +175,7 @@ COMP_WORDS=(strata qdel -); COMP_CWORD=2; _strata; echo "strata qdel: ${COMPREPL
 		}
 	})
 
-	makeInstall(t, "uninstall", dest)
+	makeInstall(t, "uninstall", dest, build)
 	var left []string
 	filepath.Walk(dest, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() {

@@ -91,7 +91,12 @@ const bashFunctions = `_strata_pbs_at() {
   elif [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "${_strata_pbs_opts[$cmd]} --version" -- "$cur"))
   elif [[ $_strata_job_cmds == *" $cmd "* ]]; then
-    COMPREPLY=($(compgen -W "$(timeout 2 qselect 2>/dev/null)" -- "$cur"))
+    # Not compgen -W: it would expand $(...) in the server's answer.
+    local w
+    COMPREPLY=()
+    for w in $(timeout 2 qselect 2>/dev/null); do
+      [[ $w == "$cur"* ]] && COMPREPLY+=("$w")
+    done
   else
     COMPREPLY=($(compgen -f -- "$cur"))
   fi

@@ -173,6 +173,21 @@ COMP_WORDS=(strata qdel -); COMP_CWORD=2; _strata; echo "strata qdel: ${COMPREPL
 				t.Errorf("completion: no %q in\n%s", want, out)
 			}
 		}
+
+		// The attack: a server (or anything on PATH answering as qselect)
+		// whose answer holds shell syntax must not run it in the user's
+		// shell while completing.
+		fake, mark := t.TempDir(), filepath.Join(t.TempDir(), "ran")
+		os.WriteFile(filepath.Join(fake, "qselect"), []byte("#!/bin/sh\necho '1.srv $(touch "+mark+") `touch "+mark+"` 2.srv'\n"), 0o755)
+		cmd := exec.Command("bash", "-c", `source "$1"; COMP_WORDS=(qdel ""); COMP_CWORD=1; _strata_pbs; printf '%s|' "${COMPREPLY[@]}"`, "bash", script)
+		cmd.Env = append(os.Environ(), "PATH="+fake+":"+os.Getenv("PATH"))
+		got, err := cmd.CombinedOutput()
+		if _, statErr := os.Stat(mark); statErr == nil || err != nil {
+			t.Errorf("completing qdel ran the server's answer as shell code (%v): %s", err, got)
+		}
+		if !strings.HasPrefix(string(got), "1.srv|") || !strings.Contains(string(got), "2.srv|") {
+			t.Errorf("qdel completion offered %q", got)
+		}
 	})
 
 	makeInstall(t, "uninstall", dest, build)

@@ -45,12 +45,18 @@ type Server struct {
 	leadEnd chan struct{}
 }
 
-// New prepares a server; Run starts it.
+// New prepares a server logging to logOut with timestamps; Run starts it.
 func New(cfg *Config, logOut io.Writer) *Server {
+	return NewWithLogger(cfg, log.New(logOut, "", log.LstdFlags|log.Lmicroseconds))
+}
+
+// NewWithLogger prepares a server with its logger (the journal's, under
+// systemd: no timestamps, priority prefixes); Run starts it.
+func NewWithLogger(cfg *Config, logger *log.Logger) *Server {
 	host, _ := os.Hostname()
 	return &Server{
 		cfg:        cfg,
-		logger:     log.New(logOut, "", log.LstdFlags|log.Lmicroseconds),
+		logger:     logger,
 		hostname:   host,
 		trigger:    make(chan struct{}, 1),
 		heartbeats: map[string]time.Time{},

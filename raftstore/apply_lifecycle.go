@@ -110,7 +110,7 @@ func (w *writer) jobEvents(c *JobEvents) any {
 			j.Substate = model.SubRunning
 			j.SessionID = ev.SessionID
 			j.Mtime = c.Now
-			note(j, c.Now, "Job started on %s, session %d", c.Host, ev.SessionID)
+			w.note(j, c.Now, "Job started on %s, session %d", c.Host, ev.SessionID)
 			w.putJob(j)
 			w.acctStarted(j, c.Now)
 		case model.JobEventUsage:
@@ -173,11 +173,11 @@ func (w *writer) finish(j *model.Job, exit int, used map[string]string, detail s
 	for _, k := range model.SortedKeys(j.Used) {
 		usedText += " resources_used." + k + "=" + j.Used[k]
 	}
-	note(j, now, "Exit_status=%d%s", exit, usedText)
+	w.note(j, now, "Exit_status=%d%s", exit, usedText)
 	if detail != "" {
 		// The agent's detail (output that could not be delivered, a
 		// failed stage-out...) is also in tracejob, not only the comment.
-		note(j, now, "%s", detail)
+		w.note(j, now, "%s", detail)
 	}
 	w.toHistory(j)
 }
@@ -226,7 +226,7 @@ func (w *writer) requeue(j *model.Job, comment string, now int64) {
 	j.Signals = nil
 	j.Mtime, j.Qtime = now, now
 	j.Comment = comment
-	note(j, now, "%s", comment)
+	w.note(j, now, "%s", comment)
 	if j.RunCount > maxRunCount {
 		j.State, j.Substate = model.StateHeld, model.SubHeld
 		j.Hold = addHold(j.Hold, "s")
@@ -257,7 +257,7 @@ func (w *writer) stageinFailed(j *model.Job, comment string, now int64) {
 	}
 	j.State, j.Substate = model.StateWaiting, model.SubStageFail
 	j.Comment = "Stage-in failed: " + comment
-	note(j, now, "%s", j.Comment)
+	w.note(j, now, "%s", j.Comment)
 	w.putJob(j)
 }
 
@@ -299,7 +299,7 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 	case j.IsRunning() && c.Force:
 		j = j.Copy()
 		j.Deleter = c.Requestor
-		note(j, c.Now, "Job deleted at request of %s", c.Requestor)
+		w.note(j, c.Now, "Job deleted at request of %s", c.Requestor)
 		w.acctDeleted(j.ID, c.Requestor, c.Now)
 		w.finish(j, 271, nil, "deleted with -W force", c.Now)
 	case j.IsRunning():
@@ -307,7 +307,7 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 		j.KillRequested = true
 		j.Deleter = c.Requestor
 		j.Mtime = c.Now
-		note(j, c.Now, "Job to be deleted at request of %s", c.Requestor)
+		w.note(j, c.Now, "Job to be deleted at request of %s", c.Requestor)
 		w.acctDeleted(j.ID, c.Requestor, c.Now)
 		w.putJob(j)
 	default:
@@ -315,7 +315,7 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 		j.Substate = model.SubTerminated
 		j.Deleter = c.Requestor
 		j.Obit, j.Mtime = c.Now, c.Now
-		note(j, c.Now, "Job deleted at request of %s", c.Requestor)
+		w.note(j, c.Now, "Job deleted at request of %s", c.Requestor)
 		w.acctDeleted(j.ID, c.Requestor, c.Now)
 		if c.Purge {
 			w.deleteJobRow(j)

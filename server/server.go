@@ -72,6 +72,12 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	s.fsm = fsm
+	evlog, err := openEventLog(s.cfg.DataDir, s.hostname, func() int { cfg := fsm.State().Snapshot().Config(); return cfg.LogEventMask() }, s.logger)
+	if err != nil {
+		return err
+	}
+	fsm.OnEvents(evlog.submit)
+	go evlog.run(ctx)
 	certs, err := pki.NewSource(s.cfg.TLS.Files())
 	if err != nil {
 		return fmt.Errorf("config [tls]: %w", err)

@@ -69,6 +69,9 @@ func deployAgent(t *testing.T, nc *netCluster, ca, h *netHost, server string) {
 		"spool":  fmt.Sprintf("%q", h.path("var/spool/strata/mom")),
 		"tmpdir": fmt.Sprintf("%q", h.path("var/tmp")),
 	})
+	// The guide's shared home directories: every host sees them, so
+	// output is written in place (usecp), not copied over SSH.
+	appendFile(t, cfg, "\n[[usecp]]\nhost = \"*\"\nremote = \"/\"\nlocal = \"/\"\n")
 	nc.startDaemon(h, "mom", "mom", "--config", cfg)
 }
 

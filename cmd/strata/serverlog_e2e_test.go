@@ -3,8 +3,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,15 +17,7 @@ func TestServerEventLog(t *testing.T) {
 	id := c.submit("true\n", "-N", "logged")
 	c.waitState(id, 20*time.Second, "F")
 	c.must("qmgr", "-c", "set server comment = hello")
-	read := func() string {
-		files, _ := filepath.Glob(filepath.Join(c.dir, "server1", "data", "server_logs", "2*"))
-		var b strings.Builder
-		for _, f := range files {
-			data, _ := os.ReadFile(f)
-			b.Write(data)
-		}
-		return b.String()
-	}
+	read := func() string { return c.dataFiles("server_logs") }
 	line := `^\d\d/\d\d/\d{4} \d\d:\d\d:\d\d;0x[0-9a-f]{4};Server@[^;]+;`
 	for _, want := range []string{
 		line + `Job;` + regexp.QuoteMeta(id) + `;Job Queued at request of root@[^,]+, owner = root@[^,]+, job name = logged, queue = workq$`,

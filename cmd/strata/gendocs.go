@@ -26,7 +26,6 @@ func genManCommand() *cli.Command {
 		Name:      "gen-man",
 		Usage:     "write the manual pages of every command under DIR/manN (make install runs it)",
 		ArgsUsage: "DIR",
-		Hidden:    true,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cli.Exit("usage: strata gen-man DIR", 2)
@@ -47,9 +46,8 @@ func genManCommand() *cli.Command {
 // script on stdout.
 func genCompletionCommand() *cli.Command {
 	return &cli.Command{
-		Name:   "gen-completion",
-		Usage:  "print the bash completion script of strata and the PBS commands (make install runs it)",
-		Hidden: true,
+		Name:  "gen-completion",
+		Usage: "print the bash completion script of strata and the PBS commands (make install runs it)",
 		Action: func(c *cli.Context) error {
 			_, err := io.WriteString(c.App.Writer, bashCompletion())
 			return err

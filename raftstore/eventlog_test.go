@@ -30,7 +30,6 @@ func TestEventLogLines(t *testing.T) {
 		class, id string
 		msg       string
 		time      int64
-		sameIndex bool
 	}{
 		{model.LogJob, "Job", id, "Job Queued at request of alice@login1, owner = alice@login1, job name = job, queue = workq", 100},
 		{model.LogJob, "Job", id, "Job Run at request of Scheduler on exec_vnode (node1:ncpus=2)", 200},

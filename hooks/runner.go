@@ -18,24 +18,6 @@ import (
 // MaxOutput bounds what is kept of a hook's stdout and stderr each.
 const MaxOutput = 64 << 10
 
-// Event is what a hook receives as JSON on stdin.
-type Event struct {
-	Type      string `json:"type"`
-	Hook      string `json:"hook"`
-	Requestor string `json:"requestor,omitempty"`
-	// Job is the job the event is about, with its attributes.
-	Job    *model.Job `json:"job,omitempty"`
-	Vnodes []string   `json:"vnode_list,omitempty"`
-	// SrcQueue is set for movejob: the queue the job leaves (Job.Queue is
-	// already the destination, as in PBS's movejob event).
-	SrcQueue string `json:"src_queue,omitempty"`
-	// Vnode and AOE are set for provision events.
-	Vnode string `json:"vnode,omitempty"`
-	AOE   string `json:"aoe,omitempty"`
-	// Config is the hook's configuration file (application/x-config).
-	Config string `json:"config,omitempty"`
-}
-
 // Reply is the optional JSON a hook writes on stdout.
 type Reply struct {
 	// Accept overrides the exit status when present.
@@ -43,8 +25,22 @@ type Reply struct {
 	// RejectMessage is shown to the requestor when the hook rejects.
 	RejectMessage string `json:"reject_message,omitempty"`
 	// Job holds attribute changes: "Resource_List.walltime", "Job_Name",
-	// "Priority", "comment", "Account_Name", "project".
+	// "Priority", "comment", "Account_Name", "project", "Variable_List.X"...
 	Job map[string]string `json:"job,omitempty"`
+	// Log holds pbs.logmsg and pbs.logjobmsg lines, logged by the caller
+	// whatever the hook's debug says.
+	Log []LogEntry `json:"log,omitempty"`
+	// HookError is set by the pbs module when the hook raised an exception:
+	// the run failed (fail_action applies) and HookError is the message
+	// the requestor sees.
+	HookError string `json:"hook_error,omitempty"`
+}
+
+// LogEntry is one line a hook asked to have logged.
+type LogEntry struct {
+	Level int    `json:"level,omitempty"`
+	Job   string `json:"job,omitempty"` // pbs.logjobmsg's job id
+	Msg   string `json:"msg"`
 }
 
 // Outcome is how one hook run ended.
@@ -53,6 +49,7 @@ type Outcome struct {
 	Accept  bool
 	Message string // reject message (from the hook or describing a failure)
 	Changes map[string]string
+	Log     []LogEntry
 	// Failed means the hook did not run to a proper answer (could not start,
 	// alarm, malformed output): fail_action applies.
 	Failed bool
@@ -70,6 +67,10 @@ type Runner struct {
 	Env []string
 }
 
+// pythonTraceback starts what Python writes on stderr for an uncaught
+// exception: such a run failed, it did not merely reject.
+const pythonTraceback = "Traceback (most recent call last):"
+
 // Credential is who a hook runs as; nil keeps the caller's identity.
 type Credential struct {
 	UID, GID uint32
@@ -81,7 +82,7 @@ type Credential struct {
 func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credential) Outcome {
 	out := Outcome{Hook: h.Name}
 	fail := func(format string, args ...any) Outcome {
-		out.Accept, out.Failed = false, true
+		out.Accept, out.Failed, out.Changes = false, true, nil
 		out.Message = fmt.Sprintf(format, args...)
 		return out
 	}
@@ -100,13 +101,23 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 	if alarm <= 0 {
 		alarm = 30 * time.Second
 	}
+	env := append(os.Environ(), hookEnv(ev)...)
 	var cmd *exec.Cmd
-	if h.ContentType == model.HookContentPython {
+	python := h.ContentType == model.HookContentPython
+	if python {
+		lib, err := r.writeModule()
+		if err != nil {
+			return fail("hook '%s': cannot prepare the pbs module: %v", h.Name, err)
+		}
 		py := r.Python
 		if py == "" {
 			py = "python3"
 		}
-		cmd = exec.Command(py, path)
+		// -s: no user site-packages (a pbsuser hook runs as the job owner,
+		// whose ~/.local must not shadow the module); the inherited
+		// PYTHON* variables are dropped for the same reason.
+		cmd = exec.Command(py, "-s", path)
+		env = append(withoutPython(env), "PYTHONPATH="+lib, "PYTHONDONTWRITEBYTECODE=1")
 	} else {
 		cmd = exec.Command(path)
 	}
@@ -114,7 +125,7 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 	cmd.Stdin = bytes.NewReader(input)
 	stdout, stderr := &boundedBuffer{max: MaxOutput}, &boundedBuffer{max: MaxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Env = append(append(os.Environ(), hookEnv(ev)...), r.Env...)
+	cmd.Env = append(env, r.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if cred != nil && os.Geteuid() == 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: cred.UID, Gid: cred.GID}
@@ -133,6 +144,7 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 		// The whole group: a hook's children must not outlive it.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
+		out.Stderr = stderr.String()
 		return fail("alarm call while running %s hook '%s', request rejected", ev.Type, h.Name)
 	case <-ctx.Done():
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -154,12 +166,20 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 	}
 	if rep, err := ParseReply(stdout.String()); err != nil {
 		return fail("hook '%s' rejected the request: malformed output: %v", h.Name, err)
+	} else if rep == nil && python && out.Exit != 0 && strings.Contains(out.Stderr, pythonTraceback) {
+		// A Python hook that does not use the pbs module and died on an
+		// exception: PBS's wording, and a failure.
+		return fail("request rejected as filter hook '%s' encountered an exception. Please inform Admin", h.Name)
 	} else if rep != nil {
 		if rep.Accept != nil {
 			out.Accept = *rep.Accept
 		}
 		out.Message = rep.RejectMessage
 		out.Changes = rep.Job
+		out.Log = rep.Log
+		if rep.HookError != "" {
+			return fail("%s", rep.HookError)
+		}
 	}
 	if !out.Accept && out.Message == "" {
 		out.Message = fmt.Sprintf("%s hook '%s' rejected the request", ev.Type, h.Name)
@@ -192,7 +212,7 @@ func ParseReply(stdout string) (*Reply, error) {
 }
 
 func hookEnv(ev Event) []string {
-	env := []string{"STRATA_HOOK_EVENT=" + ev.Type, "STRATA_HOOK_NAME=" + ev.Hook, "STRATA_HOOK_REQUESTOR=" + ev.Requestor}
+	env := []string{"STRATA_HOOK_EVENT=" + ev.Type, "STRATA_HOOK_NAME=" + ev.Hook, "STRATA_HOOK_REQUESTOR=" + ev.Requestor, "STRATA_HOOK_REQUESTOR_HOST=" + ev.RequestorHost}
 	if ev.Job != nil {
 		env = append(env, "STRATA_HOOK_JOBID="+ev.Job.ID, "STRATA_HOOK_JOBOWNER="+ev.Job.User, "STRATA_HOOK_QUEUE="+ev.Job.Queue)
 	}

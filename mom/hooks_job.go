@@ -3,6 +3,7 @@ package mom
 import (
 	"context"
 	"errors"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,9 @@ func (r *jobRunner) runJobHooks(event string, j *model.Job) *hooks.Outcome {
 		all[h.Name] = h
 	}
 	runner := &hooks.Runner{Dir: r.dir}
-	ev := hooks.Event{Type: event, Requestor: hookRequestor, Job: j, Vnodes: jobVnodes(j)}
+	// The agent holds no server state: pbs.server() gives the name only.
+	ev := hooks.Event{Type: event, Requestor: hookRequestor, RequestorHost: j.MSHost, Job: j, Vnodes: jobVnodes(j),
+		Server: &hooks.ServerView{Name: j.Server}}
 	for _, h := range model.OrderedHooks(all, event) {
 		h := h
 		var cred *hooks.Credential
@@ -73,9 +76,7 @@ func (r *jobRunner) runJobHooks(event string, j *model.Job) *hooks.Outcome {
 			cred = &hooks.Credential{UID: uint32(j.UID), GID: uint32(j.GID)}
 		}
 		out := runner.Run(context.Background(), &h, ev, cred)
-		if h.Debug || !out.Accept {
-			r.logger.Printf("%s hook %s: accept=%v exit=%d msg=%q stderr=%q", event, h.Name, out.Accept, out.Exit, out.Message, out.Stderr)
-		}
+		logHookRun(r.logger, &h, event, &out)
 		if out.Failed {
 			r.noteHookFailure(&h, event)
 		}
@@ -128,6 +129,17 @@ func (r *jobRunner) endHooks(event string, res *Result) {
 	exit := res.Exit
 	j.Exit = &exit
 	r.runJobHooks(event, &j)
+}
+
+// logHookRun logs a hook's pbs.logmsg lines and, when it failed or
+// rejected (or debug is set), the run with its stderr.
+func logHookRun(logger *log.Logger, h *model.Hook, event string, out *hooks.Outcome) {
+	for _, line := range out.HookLogLines(event) {
+		logger.Print(line)
+	}
+	if out.ShouldLog(h.Debug) {
+		logger.Print(out.LogLine(event))
+	}
 }
 
 func hasFailAction(h *model.Hook, action string) bool {

@@ -25,15 +25,35 @@ func (s *Server) runServerHooks(ctx context.Context, cfg *model.ServerConfig, ev
 			cred = &hooks.Credential{UID: uint32(ev.Job.UID), GID: uint32(ev.Job.GID)}
 		}
 		out := s.hookRunner().Run(ctx, &h, ev, cred)
-		if h.Debug || out.Failed {
-			s.logger.Printf("hook %s (%s): accept=%v exit=%d msg=%q stderr=%q", h.Name, ev.Type, out.Accept, out.Exit, out.Message, out.Stderr)
-		}
+		s.logHookRun(&h, ev.Type, &out)
 		if !out.Accept {
 			return outs, &model.PBSError{Code: manager.PBSEHookError, Msg: out.Message}
 		}
 		outs = append(outs, out)
 	}
 	return outs, nil
+}
+
+// logHookRun logs a hook's pbs.logmsg lines and, when it failed or
+// rejected (or debug is set), the run with its stderr.
+func (s *Server) logHookRun(h *model.Hook, event string, out *hooks.Outcome) {
+	for _, line := range out.HookLogLines(event) {
+		s.logger.Print(line)
+	}
+	if out.ShouldLog(h.Debug) {
+		s.logger.Print(out.LogLine(event))
+	}
+}
+
+// hookEvent is the event of a server hook with what every server event
+// carries: the requestor split as PBS does, the resource types and what
+// pbs.server() reads.
+func (s *Server) hookEvent(typ string, id *Identity, snap *raftstore.StateSnapshot, cfg *model.ServerConfig) hooks.Event {
+	ev := hooks.Event{Type: typ, Defs: cfg.Defs, Server: hooks.NewServerView(cfg, snap.Vnodes())}
+	if id != nil {
+		ev.Requestor, ev.RequestorHost = id.User, id.Host
+	}
+	return ev
 }
 
 func (s *Server) hookRunner() *hooks.Runner {
@@ -67,6 +87,30 @@ func applyHookChanges(j *model.Job, changes map[string]string, defs model.Resour
 				return model.Errorf(model.PBSEBadAttrVal, " Priority")
 			}
 			j.Priority = n
+		case strings.HasPrefix(k, "Variable_List."):
+			name := strings.TrimPrefix(k, "Variable_List.")
+			if name == "" || strings.ContainsAny(name, "=,\x00") || strings.ContainsRune(v, 0) {
+				return model.Errorf(model.PBSEBadAttrVal, " Variable_List")
+			}
+			setEnv(j, name, v)
+		case k == "Hold_Types":
+			if v == "" || strings.Trim(v, "uosn") != "" || (v != "n" && strings.Contains(v, "n")) {
+				return model.Errorf(model.PBSEBadAttrVal, " Hold_Types")
+			}
+			j.Hold = v
+		case k == "Mail_Points":
+			if v == "" || (v != "n" && strings.Trim(v, "abej") != "") {
+				return model.Errorf(model.PBSEBadAttrVal, " Mail_Points")
+			}
+			j.Mail = v
+		case k == "Mail_Users":
+			j.MailTo = v
+		case k == "Rerunable":
+			b, err := model.ParseBool(v)
+			if err != nil {
+				return model.Errorf(model.PBSEBadAttrVal, " Rerunable")
+			}
+			j.Rerun = b
 		case k == "comment":
 			j.Comment = v
 		case k == "Account_Name":
@@ -80,13 +124,26 @@ func applyHookChanges(j *model.Job, changes map[string]string, defs model.Resour
 	return nil
 }
 
+// setEnv sets a Variable_List entry, replacing an existing one in place.
+func setEnv(j *model.Job, name, value string) {
+	for i := range j.Env {
+		if j.Env[i].Name == name {
+			j.Env[i].Value = value
+			return
+		}
+	}
+	j.Env = append(j.Env, model.EnvVar{Name: name, Value: value})
+}
+
 // queuejobHooks runs queuejob hooks on a job about to be submitted and
 // applies their changes.
 func (s *Server) queuejobHooks(ctx context.Context, j *model.Job, id *Identity, cfg *model.ServerConfig) error {
 	if len(model.OrderedHooks(cfg.Hooks, "queuejob")) == 0 {
 		return nil
 	}
-	outs, err := s.runServerHooks(ctx, cfg, hooks.Event{Type: "queuejob", Requestor: requestor(id), Job: j})
+	ev := s.hookEvent("queuejob", id, s.state(), cfg)
+	ev.Job = j
+	outs, err := s.runServerHooks(ctx, cfg, ev)
 	if err != nil {
 		return err
 	}
@@ -105,7 +162,8 @@ func (s *Server) jobHooks(ctx context.Context, event string, j *model.Job, dest 
 	if len(model.OrderedHooks(cfg.Hooks, event)) == 0 {
 		return nil
 	}
-	ev := hooks.Event{Type: event, Requestor: requestor(id), Job: j}
+	ev := s.hookEvent(event, id, s.state(), cfg)
+	ev.Job = j
 	if dest != "" {
 		moved := j.Copy()
 		moved.Queue = dest
@@ -118,8 +176,11 @@ func (s *Server) jobHooks(ctx context.Context, event string, j *model.Job, dest 
 // ResvsubHooks is the call point for resvsub hooks; reservations arrive
 // with the reservations issue, which calls it before committing one.
 func (s *Server) ResvsubHooks(ctx context.Context, requestor string) error {
-	cfg := s.state().Config()
-	_, err := s.runServerHooks(ctx, &cfg, hooks.Event{Type: "resvsub", Requestor: requestor})
+	snap := s.state()
+	cfg := snap.Config()
+	ev := s.hookEvent("resvsub", nil, snap, &cfg)
+	ev.Requestor, ev.RequestorHost, _ = strings.Cut(requestor, "@")
+	_, err := s.runServerHooks(ctx, &cfg, ev)
 	return err
 }
 
@@ -131,6 +192,9 @@ func (s *Server) runjobHooks(cfg *model.ServerConfig, snap *raftstore.StateSnaps
 		return
 	}
 	kept := cmd.Runs[:0]
+	base := s.hookEvent("runjob", nil, snap, cfg)
+	// PBS's requestor of a runjob event is the scheduler.
+	base.Requestor, base.RequestorHost = "Scheduler", s.hostname
 	for _, r := range cmd.Runs {
 		j := snap.Job(r.JobID)
 		if j == nil {
@@ -142,7 +206,9 @@ func (s *Server) runjobHooks(cfg *model.ServerConfig, snap *raftstore.StateSnaps
 				vnodes = append(vnodes, sh.Vnode)
 			}
 		}
-		_, err := s.runServerHooks(context.Background(), cfg, hooks.Event{Type: "runjob", Requestor: "Scheduler@" + s.hostname, Job: j, Vnodes: vnodes})
+		ev := base
+		ev.Job, ev.Vnodes = j, vnodes
+		_, err := s.runServerHooks(context.Background(), cfg, ev)
 		if err != nil {
 			cmd.Comments = append(cmd.Comments, model.JobComment{JobID: r.JobID, Comment: "Not Running: " + err.Error()})
 			continue
@@ -156,7 +222,8 @@ func (s *Server) runjobHooks(cfg *model.ServerConfig, snap *raftstore.StateSnaps
 func (s *Server) periodicLoop(ctx context.Context) {
 	last := map[string]time.Time{}
 	every(ctx, time.Second, false, func() {
-		cfg := s.state().Config()
+		snap := s.state()
+		cfg := snap.Config()
 		now := time.Now()
 		for _, h := range model.OrderedHooks(cfg.Hooks, "periodic") {
 			h := h
@@ -164,10 +231,10 @@ func (s *Server) periodicLoop(ctx context.Context) {
 				continue
 			}
 			last[h.Name] = now
-			out := s.hookRunner().Run(ctx, &h, hooks.Event{Type: "periodic", Requestor: serverUser()}, nil)
-			if !out.Accept || h.Debug {
-				s.logger.Printf("periodic hook %s: accept=%v exit=%d msg=%q", h.Name, out.Accept, out.Exit, out.Message)
-			}
+			ev := s.hookEvent("periodic", nil, snap, &cfg)
+			ev.Requestor, ev.RequestorHost = serverUser(), s.hostname
+			out := s.hookRunner().Run(ctx, &h, ev, nil)
+			s.logHookRun(&h, "periodic", &out)
 		}
 	})
 }

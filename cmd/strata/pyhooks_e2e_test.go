@@ -120,9 +120,16 @@ func TestPythonHooksAgentAndProvision(t *testing.T) {
 	// execjob_begin on the agent: pbs.logjobmsg lands in the agent's log.
 	c.must("qmgr", "-c", "create hook begincheck event=execjob_begin")
 	c.must("qmgr", "-c", "import hook begincheck application/x-python default "+exampleHook(t, "execjob_begin_check.py"))
+	// An execjob_end hook that raises: the failure and its traceback reach
+	// the agent's log although debug is false.
+	boom := c.writeHook("endboom.py", "import pbs\nj = pbs.event().job\nprint('ending', j.id)\nx = 1 / 0\n")
+	c.must("qmgr", "-c", "create hook endboom event=execjob_end")
+	c.must("qmgr", "-c", "import hook endboom application/x-python default "+boom)
 	id := c.submit("true\n", "-N", "begun")
 	c.waitState(id, 30*time.Second, "F")
-	c.waitLog("node1.log", 10*time.Second, "execjob_begin hook 'begincheck' job "+id+": execjob_begin on ", ": job begun of root, vnodes node1")
+	c.waitLog("node1.log", 10*time.Second, "execjob_begin hook 'begincheck' job "+id+": execjob_begin on ", ": job begun of root, vnodes node1",
+		"execjob_end hook 'endboom' failed", "ending "+id, "ZeroDivisionError")
+	c.must("qmgr", "-c", "delete hook endboom")
 
 	// The provisioning hook, with its commands in its configuration file.
 	img := c.writeHook("reimage.sh", "#!/bin/sh\nsleep 1\nprintf '%s\\n' \"$2\" > \"$STRATA_HOOK_AOE_FILE\"\n")

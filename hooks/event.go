@@ -18,6 +18,10 @@ type Event struct {
 	RequestorHost string
 	// Job is the job the event is about.
 	Job *model.Job
+	// Request, set for modifyjob, is the qalter request under PBS
+	// attribute names: the event's "job" is then the request (only what
+	// it changes, as PBS's modifyjob e.job) and "job_o" the job as it is.
+	Request map[string]any
 	// Vnodes is vnode_list: the job's vnodes (runjob, execjob_*) or the
 	// vnode being provisioned.
 	Vnodes []string
@@ -45,6 +49,7 @@ type wireEvent struct {
 	Requestor     string            `json:"requestor,omitempty"`
 	RequestorHost string            `json:"requestor_host,omitempty"`
 	Job           map[string]any    `json:"job,omitempty"`
+	JobO          map[string]any    `json:"job_o,omitempty"`
 	Vnodes        []string          `json:"vnode_list,omitempty"`
 	SrcQueue      string            `json:"src_queue,omitempty"`
 	Vnode         string            `json:"vnode,omitempty"`
@@ -63,6 +68,9 @@ func (ev Event) MarshalJSON() ([]byte, error) {
 	}
 	if ev.Job != nil {
 		w.Job = JobAttrs(ev.Job, ev.Defs)
+	}
+	if ev.Request != nil {
+		w.Job, w.JobO = ev.Request, w.Job
 	}
 	if len(ev.Defs) > 0 {
 		w.ResourceTypes = make(map[string]string, len(ev.Defs))

@@ -284,3 +284,24 @@ func TestPythonModuleCannotBeShadowed(t *testing.T) {
 		t.Fatalf("module file: %v %v", fi, err)
 	}
 }
+
+// modifyjob: the event's job is the qalter request, job_o the job.
+func TestPythonModifyjobExample(t *testing.T) {
+	needPython(t)
+	h := exampleHook(t, "modifyjob_cap_walltime.py")
+	ev := pyEvent("modifyjob", map[string]string{"walltime": "01:00:00"})
+	ev.Request = map[string]any{"id": "12.srv", "Resource_List": map[string]string{"walltime": "03:00:00"}}
+	out := run(t, h, ev)
+	if out.Accept || out.Message != "walltime 03:00:00 exceeds 02:00:00 (job 12.srv keeps 01:00:00)" {
+		t.Fatalf("over the cap: %+v", out)
+	}
+	ev.Request = map[string]any{"id": "12.srv", "Job_Name": "renamed"}
+	if out := run(t, h, ev); !out.Accept || out.Failed {
+		t.Fatalf("an alter without walltime: %+v", out)
+	}
+	body := "import pbs\ne = pbs.event()\ne.job.Resource_List['walltime'] = pbs.duration(60)\ne.job.Job_Name = e.job_o.Job_Name + '2'\n"
+	out = run(t, pyHook("edit", body), ev)
+	if !out.Accept || out.Changes["Resource_List.walltime"] != "00:01:00" || out.Changes["Job_Name"] != "sim2" {
+		t.Fatalf("modifyjob changes: %+v", out)
+	}
+}

@@ -155,9 +155,10 @@ func (s *Server) queuejobHooks(ctx context.Context, j *model.Job, id *Identity, 
 	return nil
 }
 
-// jobHooks runs an accept/reject event (modifyjob, movejob) on a job. For
-// movejob, dest is the destination queue: the hook sees the job in it and
-// the queue it leaves as src_queue.
+// jobHooks runs an accept/reject event (movejob) on a job. For movejob,
+// dest is the destination queue: the hook sees the job in it and the queue
+// it leaves as src_queue. (modifyjob is modifyjobHooks: its job is the
+// request.)
 func (s *Server) jobHooks(ctx context.Context, event string, j *model.Job, dest string, id *Identity, cfg *model.ServerConfig) error {
 	if len(model.OrderedHooks(cfg.Hooks, event)) == 0 {
 		return nil

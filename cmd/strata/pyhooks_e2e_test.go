@@ -70,6 +70,19 @@ func TestPythonHooksQueuejob(t *testing.T) {
 	id = c.submit("true\n", "-P", "climate")
 	c.waitState(id, 20*time.Second, "F")
 
+	// modifyjob sees the qalter request as e.job and the job as e.job_o.
+	c.must("qmgr", "-c", "create hook capwall event=modifyjob")
+	c.must("qmgr", "-c", "import hook capwall application/x-python default "+exampleHook(t, "modifyjob_cap_walltime.py"))
+	held := c.submit("true\n", "-h", "-P", "climate", "-l", "walltime=01:00:00")
+	r = c.run("qalter", "-l", "walltime=03:00:00", held)
+	if r.code == 0 || !strings.HasPrefix(r.stderr, "qalter: walltime 03:00:00 exceeds 02:00:00 (job "+held+" keeps 01:00:00)") {
+		t.Errorf("qalter over the cap: %+v", r)
+	}
+	c.must("qalter", "-l", "walltime=01:30:00", held)
+	if rl, _ := c.job(held)["Resource_List"].(map[string]any); rl["walltime"] != "01:30:00" {
+		t.Errorf("qalter within the cap: %v", rl)
+	}
+
 	// A hook that raises: PBS's message for the user, the traceback in
 	// the server log although debug is false.
 	boom := c.writeHook("boom.py", "import pbs\ne = pbs.event()\nprint('about to fail')\nraise RuntimeError('site rule table missing')\n")

@@ -409,13 +409,16 @@ atexit.register(_send_answer)
 
 # --- what the hook may change, per event -------------------------------------------
 
-# Attributes a queuejob hook may set (Strata applies these; PBS allows a few
-# more, listed in docs/hooks.md). Other events' changes are refused here
-# and by the server.
+# Attributes a queuejob or modifyjob hook may set (the server applies these;
+# PBS allows a few more, listed in docs/hooks.md). Other events' changes
+# are refused here and by the server.
 _SETTABLE = {
     "queuejob": {"Job_Name", "Priority", "comment", "Account_Name", "project",
                  "Resource_List", "Variable_List", "Hold_Types", "Mail_Points",
                  "Mail_Users", "Rerunable"},
+    "modifyjob": {"Job_Name", "Priority", "Account_Name", "project",
+                  "Resource_List", "Hold_Types", "Mail_Points", "Mail_Users",
+                  "Rerunable"},
 }
 
 
@@ -566,6 +569,11 @@ class job(object):
     def is_checkpointed(self):
         return False
 
+    def in_ms_mom(self):
+        """Whether this runs on the job's mother superior: job hooks run
+        there only (docs/hooks.md, "Sister hosts")."""
+        return _raw.get("type", "").startswith("execjob_")
+
     def rerun(self):
         raise EventIncompatibleError("job.rerun() is not supported by Strata")
 
@@ -687,6 +695,8 @@ class event(object):
         self.requestor = r.get("requestor", "")
         self.requestor_host = r.get("requestor_host", "")
         self.job = job(r["job"], _answer["job"]) if isinstance(r.get("job"), dict) else None
+        # modifyjob: job is the qalter request, job_o the job as it is.
+        self.job_o = job(r["job_o"]) if isinstance(r.get("job_o"), dict) else None
         srv = r.get("server") or {}
         vnodes = srv.get("vnodes") or {}
         self.vnode_list = {}

@@ -232,7 +232,8 @@ func TestPythonTypesAndServer(t *testing.T) {
 	ev.Job.Ctime, ev.Job.Priority, ev.Job.Comment = 1700000000, 5, "queued"
 	ev.Vnodes = []string{"n1"}
 	cfg := &model.ServerConfig{Name: "srv", Defs: testDefs, Queues: map[string]model.QueueConfig{"workq": {Type: "execution", Enabled: true, Started: true}}}
-	ev.Server = NewServerView(cfg, []*model.Vnode{{Name: "n1", Host: "h1", Available: map[string]string{"ncpus": "8", "aoe": "rhel9"}, CurrentAOE: "rhel9", Assigned: map[string]float64{"ncpus": 4}}})
+	ev.Server = NewServerView(cfg, []*model.Vnode{{Name: "n1", Host: "h1", Available: map[string]string{"ncpus": "8", "aoe": "rhel9"}, CurrentAOE: "rhel9", Assigned: map[string]float64{"ncpus": 4}},
+		{Name: "n2", State: model.NodeOffline | model.NodeProvisioning}})
 	body := `import pbs
 e = pbs.event()
 j = e.job
@@ -249,7 +250,8 @@ checks = [
     pbs.server().name == "srv", pbs.server().queue("workq").enabled,
     pbs.server().vnode("n1").resources_available["ncpus"] == 8,
     pbs.server().vnode("n1").resources_assigned["ncpus"] == 4,
-    pbs.server().vnode("n1").current_aoe == "rhel9", pbs.server().job("12.srv").Job_Name == "sim",
+    pbs.server().vnode("n1").current_aoe == "rhel9", pbs.server().vnode("n1").state == pbs.ND_STATE_FREE,
+    pbs.server().vnode("n2").state & pbs.ND_OFFLINE and pbs.server().vnode("n2").state & pbs.ND_STATE_PROV, pbs.server().job("12.srv").Job_Name == "sim",
     pbs.server().job("13.srv") is None, e.vnode_list["n1"].resources_available["aoe"] == "rhel9",
     pbs.duration(90) + 30 == 120, str(pbs.size("1024kb") + pbs.size("1mb")) == "2048kb",
     pbs.LOG_DEBUG == 5, pbs.EVENT_DEBUG == 0x80, pbs.EXECJOB_BEGIN == 0x40, pbs.hook_config_filename is None,

@@ -126,13 +126,39 @@ _JOB_STATES = {"T": 0, "Q": 1, "H": 2, "W": 3, "R": 4, "E": 5, "X": 6, "B": 7,
 QTYPE_EXECUTION = 1
 QTYPE_ROUTE = 2
 
-ND_STATE_FREE = 0x0
-ND_STATE_OFFLINE = 0x1
-ND_STATE_DOWN = 0x2
-ND_STATE_JOBBUSY = 0x8
-ND_STATE_JOB_EXCLUSIVE = 0x10
-ND_STATE_PROVISIONING = 0x100
-ND_STATE_WAIT_PROVISIONING = 0x200
+# Vnode states (OpenPBS's bits); vnode.state is their sum.
+_ND_STATES = {
+    "free": 0x0, "offline": 0x1, "down": 0x2, "job-busy": 0x10, "Stale": 0x20,
+    "job-exclusive": 0x40, "busy": 0x80, "state-unknown": 0x100,
+    "initializing": 0x400, "provisioning": 0x800, "wait-provisioning": 0x1000,
+    "resv-exclusive": 0x2000, "maintenance": 0x20000, "sleep": 0x40000,
+}
+ND_FREE = ND_STATE_FREE = 0x0
+ND_OFFLINE = ND_STATE_OFFLINE = 0x1
+ND_DOWN = ND_STATE_DOWN = 0x2
+ND_STATE_DELETED = 0x4
+ND_UNRESOLVABLE = ND_STATE_UNRESOLVABLE = 0x8
+ND_JOBBUSY = ND_STATE_JOBBUSY = 0x10
+ND_STALE = ND_STATE_STALE = 0x20
+ND_JOB_EXCLUSIVE = ND_STATE_JOB_EXCLUSIVE = 0x40
+ND_BUSY = ND_STATE_BUSY = 0x80
+ND_STATE_UNKNOWN = 0x100
+ND_STATE_INIT = 0x400
+ND_PROV = ND_STATE_PROV = 0x800
+ND_WAIT_PROV = ND_STATE_WAIT_PROV = 0x1000
+ND_RESV_EXCLUSIVE = ND_STATE_RESV_EXCLUSIVE = 0x2000
+ND_STATE_OFFLINE_BY_MOM = 0x4000
+ND_STATE_MAINTENANCE = 0x20000
+ND_SLEEP = ND_STATE_SLEEP = 0x40000
+
+
+def _node_state(text):
+    if text is None:
+        return None
+    bits = 0
+    for name in str(text).split(","):
+        bits |= _ND_STATES.get(name.strip(), 0)
+    return bits
 
 
 # --- exceptions (OpenPBS's names) --------------------------------------------------
@@ -610,7 +636,7 @@ class vnode(object):
     def __init__(self, name, attrs=None):
         self.name = name
         attrs = attrs or {}
-        self.state = attrs.get("state")
+        self.state = _node_state(attrs.get("state"))
         self.Mom = attrs.get("Mom")
         self.current_aoe = attrs.get("current_aoe")
         self.provision_enable = attrs.get("provision_enable")

@@ -14,7 +14,6 @@ import (
 // out, as `qstat -f` leaves them out.
 func JobAttrs(j *model.Job, defs model.ResourceDefs) map[string]any {
 	a := map[string]any{
-		"id":        j.ID,
 		"Job_Name":  j.Name,
 		"job_state": j.State,
 		"substate":  j.Substate,
@@ -33,6 +32,7 @@ func JobAttrs(j *model.Job, defs model.ResourceDefs) map[string]any {
 			a[name] = v
 		}
 	}
+	str("id", j.ID) // none yet in queuejob, as in PBS
 	str("Job_Owner", j.Owner)
 	str("euser", j.User)
 	str("egroup", j.Group)

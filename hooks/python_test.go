@@ -277,6 +277,11 @@ func TestPythonModuleCannotBeShadowed(t *testing.T) {
 	os.WriteFile(filepath.Join(evil, "pbs", "__init__.py"), []byte("raise SystemExit(7)\n"), 0o644)
 	t.Setenv("PYTHONPATH", evil)
 	r := &Runner{Dir: t.TempDir()}
+	// The script's directory is not on sys.path either (Python 3.11+):
+	// a json.py next to the hook scripts does not replace the standard one.
+	if exec.Command("python3", "-c", "import sys; sys.exit(sys.version_info < (3, 11))").Run() == nil {
+		os.WriteFile(filepath.Join(r.Dir, "json.py"), []byte("raise SystemExit(9)\n"), 0o644)
+	}
 	out := r.Run(context.Background(), pyHook("ok", "import pbs\npbs.event().accept()\n"), pyEvent("queuejob", nil), nil)
 	if !out.Accept || out.Exit != 0 {
 		t.Fatalf("outcome: %+v", out)

@@ -115,9 +115,12 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 		}
 		// -s: no user site-packages (a pbsuser hook runs as the job owner,
 		// whose ~/.local must not shadow the module); the inherited
-		// PYTHON* variables are dropped for the same reason.
+		// PYTHON* variables are dropped for the same reason, and
+		// PYTHONSAFEPATH (Python 3.11+) keeps the script's directory off
+		// sys.path, so only the module directory and the standard library
+		// answer an import.
 		cmd = exec.Command(py, "-s", path)
-		env = append(withoutPython(env), "PYTHONPATH="+lib, "PYTHONDONTWRITEBYTECODE=1")
+		env = append(withoutPython(env), "PYTHONPATH="+lib, "PYTHONDONTWRITEBYTECODE=1", "PYTHONSAFEPATH=1")
 	} else {
 		cmd = exec.Command(path)
 	}

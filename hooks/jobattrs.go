@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"maps"
+
 	"github.com/strata-hpc/strata/model"
 )
 
@@ -77,10 +79,10 @@ func JobAttrs(j *model.Job, defs model.ResourceDefs) map[string]any {
 		a["Exit_status"] = *j.Exit
 	}
 	if len(j.ResourceList) > 0 {
-		a["Resource_List"] = copyMap(j.ResourceList)
+		a["Resource_List"] = maps.Clone(j.ResourceList)
 	}
 	if len(j.Used) > 0 {
-		a["resources_used"] = copyMap(j.Used)
+		a["resources_used"] = maps.Clone(j.Used)
 	}
 	if len(j.Env) > 0 {
 		vars := make(map[string]string, len(j.Env))
@@ -90,12 +92,4 @@ func JobAttrs(j *model.Job, defs model.ResourceDefs) map[string]any {
 		a["Variable_List"] = vars
 	}
 	return a
-}
-
-func copyMap(m map[string]string) map[string]string {
-	c := make(map[string]string, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }

@@ -24,13 +24,13 @@ func PBSModule() []byte { return append([]byte(nil), pbsModule...) }
 // it is the hook's PYTHONPATH.
 const moduleDir = "pylib"
 
-// writeModule writes the pbs package under r.Dir (which the caller owns
+// writeModule writes the pbs package under dir (which the caller owns
 // and nobody else may write: the module runs with the hook's identity) and
 // returns the directory to put on PYTHONPATH. An unchanged file is left
 // alone; a changed one is replaced by rename, so a hook running meanwhile
 // reads either version whole.
-func (r *Runner) writeModule() (string, error) {
-	lib := filepath.Join(r.Dir, moduleDir)
+func writeModule(dir string) (string, error) {
+	lib := filepath.Join(dir, moduleDir)
 	pkg := filepath.Join(lib, "pbs")
 	if err := os.MkdirAll(pkg, 0o755); err != nil {
 		return "", fmt.Errorf("module directory: %w", err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-hpc/strata/model"
 )
@@ -310,5 +311,59 @@ func TestPythonModifyjobExample(t *testing.T) {
 	out = run(t, pyHook("edit", body), ev)
 	if !out.Accept || out.Changes["Resource_List.walltime"] != "00:01:00" || out.Changes["Job_Name"] != "sim2" {
 		t.Fatalf("modifyjob changes: %+v", out)
+	}
+}
+
+// pbs.server().job(id) asks the daemon through the query channel, which
+// answers with the hook's identity.
+func TestPythonServerJobQuery(t *testing.T) {
+	needPython(t)
+	var asked []string
+	r := &Runner{Dir: t.TempDir(), Lookup: func(kind, name string, cred *Credential) (any, bool) {
+		asked = append(asked, kind+":"+name)
+		if kind == "job" && name == "7.srv" && cred == nil {
+			return JobAttrs(&model.Job{ID: "7.srv", Name: "other", ResourceList: map[string]string{"walltime": "00:01:00"}}, testDefs), true
+		}
+		return nil, false
+	}}
+	body := `import os, pbs
+e = pbs.event()
+o = pbs.server().job("7.srv")
+if o is None or o.Job_Name != "other" or o.Resource_List["walltime"] != 60:
+    e.reject("7.srv: %r" % (o,))
+if pbs.server().job("8.srv") is not None or pbs.server().job("x\n{}") is not None:
+    e.reject("unknown jobs")
+if pbs.server().job("12.srv").Job_Name != "sim":
+    e.reject("the event's own job")
+# The channel is not inherited by the hook's commands.
+leaked = [d for d in (3, 4) if os.system("python3 -c \"import os, sys; sys.exit(os.path.exists('/proc/self/fd/%d') and os.readlink('/proc/self/fd/%d').startswith('pipe:'))\"" % (d, d)) != 0]
+if leaked:
+    e.reject("query channel inherited: %s" % leaked)
+try:
+    o.Job_Name = "x"
+    e.reject("another job is writable")
+except pbs.BadAttributeValueError:
+    pass
+`
+	out := r.Run(context.Background(), pyHook("query", body), pyEvent("queuejob", nil), nil)
+	if !out.Accept || out.Failed {
+		t.Fatalf("outcome: %+v", out)
+	}
+	if len(asked) != 3 || asked[0] != "job:7.srv" || asked[2] != "job:x\n{}" {
+		t.Errorf("queries: %q", asked)
+	}
+}
+
+// A hook that leaves a child holding the query channel open (and nothing
+// else: a child holding stdout keeps any hook's run until its alarm) does
+// not keep the run waiting.
+func TestPythonQueryChannelEndsWithHook(t *testing.T) {
+	needPython(t)
+	r := &Runner{Dir: t.TempDir(), Lookup: func(string, string, *Credential) (any, bool) { return nil, false }}
+	body := "import os, pbs, time\nif os.fork() == 0:\n    os.closerange(0, 3)\n    os.closerange(5, 1024)\n    time.sleep(20)\n    os._exit(0)\npbs.event().reject('done')\n"
+	start := time.Now()
+	out := r.Run(context.Background(), pyHook("fork", body), pyEvent("queuejob", nil), nil)
+	if out.Accept || out.Message != "done" || time.Since(start) > 10*time.Second {
+		t.Fatalf("outcome after %s: %+v", time.Since(start), out)
 	}
 }

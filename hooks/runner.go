@@ -65,6 +65,8 @@ type Runner struct {
 	// Env is added to the hook's environment (an agent's provision hook
 	// gets STRATA_HOOK_AOE_FILE).
 	Env []string
+	// Lookup, when set, answers a Python hook's queries (query.go).
+	Lookup Lookup
 }
 
 // pythonTraceback starts what Python writes on stderr for an uncaught
@@ -86,7 +88,22 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 		out.Message = fmt.Sprintf(format, args...)
 		return out
 	}
-	path, err := r.writeScript(h)
+	dir := r.Dir
+	if cred != nil && os.Geteuid() == 0 {
+		// The hook runs as another user, who may not reach the daemon's
+		// directory: its script and module go to a directory of its own
+		// for this run, root's and readable (not writable) by that user.
+		d, err := os.MkdirTemp("", "strata-hook-")
+		if err != nil {
+			return fail("hook '%s': cannot prepare a directory: %v", h.Name, err)
+		}
+		defer os.RemoveAll(d)
+		if err := os.Chmod(d, 0o755); err != nil {
+			return fail("hook '%s': cannot prepare a directory: %v", h.Name, err)
+		}
+		dir = d
+	}
+	path, err := writeScript(dir, h)
 	if err != nil {
 		return fail("hook '%s': cannot prepare script: %v", h.Name, err)
 	}
@@ -105,7 +122,7 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 	var cmd *exec.Cmd
 	python := h.ContentType == model.HookContentPython
 	if python {
-		lib, err := r.writeModule()
+		lib, err := writeModule(dir)
 		if err != nil {
 			return fail("hook '%s': cannot prepare the pbs module: %v", h.Name, err)
 		}
@@ -124,7 +141,7 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 	} else {
 		cmd = exec.Command(path)
 	}
-	cmd.Dir = r.Dir
+	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(input)
 	stdout, stderr := &boundedBuffer{max: MaxOutput}, &boundedBuffer{max: MaxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -133,11 +150,29 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 	if cred != nil && os.Geteuid() == 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: cred.UID, Gid: cred.GID}
 	}
+	var queries *queryPipes
+	if python && r.Lookup != nil {
+		if queries, err = newQueryPipes(); err != nil {
+			return fail("hook '%s': cannot prepare queries: %v", h.Name, err)
+		}
+		cmd.ExtraFiles = queries.child()
+		cmd.Env = append(cmd.Env, queryEnv)
+	}
 	if err := cmd.Start(); err != nil {
+		queries.close()
 		return fail("hook '%s': cannot run: %v", h.Name, err)
 	}
+	if queries != nil {
+		queries.serve(r.Lookup, cred)
+	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		// A forked child of the hook may hold the channel open; the hook
+		// is over, so is the channel.
+		queries.close()
+		done <- err
+	}()
 	timer := time.NewTimer(alarm)
 	defer timer.Stop()
 	var werr error
@@ -230,11 +265,11 @@ func hookEnv(ev Event) []string {
 
 // writeScript writes the hook's script to a private file (readable by a
 // hook user other than root, so the directory and file are 0755).
-func (r *Runner) writeScript(h *model.Hook) (string, error) {
-	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+func writeScript(dir string, h *model.Hook) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(r.Dir, "hook-"+h.Name+"-*")
+	f, err := os.CreateTemp(dir, "hook-"+h.Name+"-*")
 	if err != nil {
 		return "", err
 	}

@@ -232,3 +232,22 @@ func TestRunConfigPassedThrough(t *testing.T) {
 		t.Errorf("config on stdin: %v %q", err, ev.Config)
 	}
 }
+
+// A hook run as another user (pbsuser) runs although the daemon's hook
+// directory is private to the daemon, and cannot write where its script
+// and the module are.
+func TestRunAsOtherUserPrivateDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a hook as another user")
+	}
+	dir := filepath.Join(t.TempDir(), "private")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Dir: dir}
+	body := `echo "{\"reject_message\": \"$(id -u) $(touch "$0" 2>/dev/null && echo writable || echo readonly)\"}"; exit 1` + "\n"
+	out := r.Run(context.Background(), shellHook("who", body, 5), testEvent(), &Credential{UID: 65534, GID: 65534})
+	if out.Accept || out.Failed || out.Message != "65534 readonly" {
+		t.Fatalf("outcome: %+v", out)
+	}
+}

@@ -57,7 +57,26 @@ func (s *Server) hookEvent(typ string, id *Identity, snap *raftstore.StateSnapsh
 }
 
 func (s *Server) hookRunner() *hooks.Runner {
-	return &hooks.Runner{Dir: hooks.ScriptDir(s.cfg.DataDir)}
+	return &hooks.Runner{Dir: hooks.ScriptDir(s.cfg.DataDir), Lookup: s.hookLookup}
+}
+
+// hookLookup answers a Python hook's pbs.server().job(id) from the current
+// state: any job for a hook running as the server's user, for a pbsuser
+// hook only what its user could see with qstat (query_other_jobs).
+func (s *Server) hookLookup(kind, name string, cred *hooks.Credential) (any, bool) {
+	if kind != "job" {
+		return nil, false
+	}
+	snap := s.state()
+	cfg := snap.Config()
+	j := lookupJob(snap, name)
+	if j == nil {
+		return nil, false
+	}
+	if cred != nil && !cfg.QueryOtherJobs && uint32(j.UID) != cred.UID {
+		return nil, false
+	}
+	return hooks.JobAttrs(j, cfg.Defs), true
 }
 
 // applyHookChanges applies a queuejob hook's job changes.

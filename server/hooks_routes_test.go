@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -52,5 +53,24 @@ func TestModifyjobHookEditsRequest(t *testing.T) {
 	}
 	if j := cl.job(id); j.Priority != 5 {
 		t.Errorf("refused alter changed the job: priority %d", j.Priority)
+	}
+}
+
+// TestHookServerJobLookup: a Python hook reads another job through
+// pbs.server().job(id), answered from the server's state.
+func TestHookServerJobLookup(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	cl := newCluster(t, "")
+	first := cl.mustSubmit(func(r *api.SubmitRequest) { r.Name = "first"; r.Hold = "u" })
+	cl.mustQmgr("create", "hook", "look", "event=queuejob")
+	script := "import pbs\nj = pbs.event().job\no = pbs.server().job('" + first + "')\nj.comment = 'after %s' % (o.Job_Name if o else None)\n"
+	if err := cl.c.Manage(cl.ctx, &model.ManagerRequest{Verb: "import", Object: "hook", Name: "look", ContentType: model.HookContentPython, Content: script}); err != nil {
+		t.Fatal(err)
+	}
+	id := cl.mustSubmit(func(r *api.SubmitRequest) { r.Hold = "u" })
+	if j := cl.job(id); j.Comment != "after first" {
+		t.Errorf("comment %q", j.Comment)
 	}
 }

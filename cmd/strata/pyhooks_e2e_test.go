@@ -8,8 +8,10 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -119,6 +121,34 @@ j.comment = "seen " + j.Account_Name
 		t.Errorf("user data changed the answer: comment %q Priority %v", j["comment"], j["Priority"])
 	}
 	c.must("qmgr", "-c", "delete hook echo")
+
+	// A pbsuser hook runs as the job's owner and reads other jobs through
+	// pbs.server().job() with that owner's rights only.
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := exec.Command(py, "-c", "pass")
+	probe.SysProcAttr = &syscall.SysProcAttr{Credential: nobody}
+	if err := probe.Run(); err != nil {
+		t.Skipf("the python3 on PATH (%s) cannot run as nobody (%v): pbsuser hooks not tested", py, err)
+	}
+	c.must("qmgr", "-c", "set server query_other_jobs = false")
+	rootJob := c.submit("true\n", "-h")
+	peek := c.writeHook("peek.py", "import os, pbs\nj = pbs.event().job\nj.comment = 'uid %d sees %s' % (os.getuid(), pbs.server().job('"+rootJob+"') is not None)\n")
+	c.must("qmgr", "-c", "create hook peek event=queuejob,user=pbsuser")
+	c.must("qmgr", "-c", "import hook peek application/x-python default "+peek)
+	r = c.runAs(nobody, "true\n", "qsub", "-h")
+	if r.code != 0 {
+		t.Fatalf("qsub as nobody: %+v", r)
+	}
+	if got := str(c.job(strings.TrimSpace(r.stdout))["comment"]); got != "uid 65534 sees False" {
+		t.Errorf("pbsuser hook of nobody: %q", got)
+	}
+	if got := str(c.job(c.submit("true\n", "-h"))["comment"]); got != "uid 0 sees True" {
+		t.Errorf("pbsuser hook of root: %q", got)
+	}
+	c.must("qmgr", "-c", "delete hook peek")
 	// A shell hook answering with a change its event may not make.
 	state := c.writeHook("state.sh", "#!/bin/sh\necho '{\"job\": {\"job_state\": \"R\"}}'\n")
 	c.must("qmgr", "-c", "create hook state event=queuejob")

@@ -42,6 +42,31 @@ def _read_event():
 
 _raw = _read_event()
 
+# The query channel (pbs.server().job(id) for jobs the event does not
+# carry): request and answer descriptors, kept from the hook's children.
+_query_fds = None
+try:
+    _w, _r = (int(x) for x in os.environ.get("STRATA_HOOK_QUERY_FDS", "").split(","))
+    os.set_inheritable(_w, False)
+    os.set_inheritable(_r, False)
+    _query_fds = (_w, os.fdopen(_r, "rb"))
+except (ValueError, OSError):
+    _query_fds = None
+
+
+def _query(kind, name):
+    """Ask the daemon for an object; None when there is none (or no
+    channel: agent events)."""
+    if _query_fds is None:
+        return None
+    line = (json.dumps({"kind": kind, "name": str(name)}) + "\n").encode()
+    try:
+        os.write(_query_fds[0], line)
+        answer = _query_fds[1].readline()
+        return json.loads(answer).get("result") if answer else None
+    except (OSError, ValueError):
+        return None
+
 # --- constants (OpenPBS's values) ----------------------------------------------
 
 QUEUEJOB = 0x01
@@ -680,11 +705,13 @@ class server(object):
             yield vnode(name, self._vnodes[name])
 
     def job(self, jobid):
-        """The event's job; other jobs are not in the event (None)."""
+        """A job by id (read-only), None when there is none or the hook's
+        user may not see it. Server events only."""
         attrs = _event_job_attrs()
         if attrs and attrs.get("id") == jobid:
             return job(attrs)
-        return None
+        found = _query("job", jobid)
+        return job(found) if isinstance(found, dict) else None
 
     def jobs(self):
         raise EventIncompatibleError("server().jobs() is not supported by Strata")

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -365,5 +366,48 @@ func TestPythonQueryChannelEndsWithHook(t *testing.T) {
 	out := r.Run(context.Background(), pyHook("fork", body), pyEvent("queuejob", nil), nil)
 	if out.Accept || out.Message != "done" || time.Since(start) > 10*time.Second {
 		t.Fatalf("outcome after %s: %+v", time.Since(start), out)
+	}
+}
+
+// Vnodes are not carried in server events: the module asks for them when
+// the hook reads one.
+func TestPythonVnodesOnDemand(t *testing.T) {
+	needPython(t)
+	defs := testDefs
+	n1 := NewVnodeView(&model.Vnode{Name: "n1", State: model.NodeOffline, Available: map[string]string{"ncpus": "8"}, Assigned: map[string]float64{"ncpus": 2}}, defs)
+	var asked []string
+	r := &Runner{Dir: t.TempDir(), Lookup: func(kind, name string, cred *Credential) (any, bool) {
+		asked = append(asked, kind+":"+name)
+		switch {
+		case kind == "vnode" && name == "n1":
+			return n1, true
+		case kind == "vnodes":
+			return map[string]VnodeView{"n1": n1, "n2": {State: "free"}}, true
+		}
+		return nil, false
+	}}
+	ev := pyEvent("runjob", map[string]string{"ncpus": "2"})
+	ev.Vnodes = []string{"n1"}
+	ev.Server = NewServerView(&model.ServerConfig{Name: "srv", Defs: defs}, nil)
+	body := `import pbs
+e = pbs.event()
+v = e.vnode_list["n1"]
+checks = [v.name == "n1", v.resources_available["ncpus"] == 8, v.resources_assigned["ncpus"] == 2,
+          v.state & pbs.ND_OFFLINE, pbs.server().vnode("n1").resources_available["ncpus"] == 8,
+          pbs.server().vnode("n9") is None, [x.name for x in pbs.server().vnodes()] == ["n1", "n2"]]
+bad = [i for i, ok in enumerate(checks) if not ok]
+if bad:
+    e.reject("failed checks %s" % bad)
+`
+	out := r.Run(context.Background(), pyHook("vn", body), ev, nil)
+	if !out.Accept || out.Failed {
+		t.Fatalf("outcome: %+v", out)
+	}
+	if strings.Join(asked, " ") != "vnode:n1 vnode:n1 vnode:n9 vnodes:" {
+		t.Errorf("queries: %q", asked)
+	}
+	b, _ := json.Marshal(ev)
+	if strings.Contains(string(b), `"vnodes"`) {
+		t.Errorf("the event carries vnodes: %s", b)
 	}
 }

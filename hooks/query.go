@@ -17,7 +17,7 @@ type Lookup func(kind, name string, cred *Credential) (v any, ok bool)
 // line longer than maxQueryLine ends the channel, and after maxQueries
 // every answer is None.
 const (
-	maxQueries   = 1000
+	maxQueries   = 100000
 	maxQueryLine = 4096
 )
 

@@ -39,27 +39,36 @@ type VnodeView struct {
 }
 
 // NewServerView copies what hooks may read of the configuration and the
-// vnodes.
+// given vnodes (nil: none; the pbs module asks for vnodes over the query
+// channel when a hook reads them, so an event does not carry thousands).
 func NewServerView(cfg *model.ServerConfig, vnodes []*model.Vnode) *ServerView {
-	sv := &ServerView{Name: cfg.Name, Queues: map[string]QueueView{}, Vnodes: map[string]VnodeView{}}
+	sv := &ServerView{Name: cfg.Name, Queues: map[string]QueueView{}}
 	for name, q := range cfg.Queues {
 		sv.Queues[name] = QueueView{
 			Type: q.Type, Priority: q.Priority, Enabled: q.Enabled, Started: q.Started,
 			ResourcesMax: q.ResourcesMax, ResourcesMin: q.ResourcesMin, ResourcesDefault: q.ResourcesDefault,
 		}
 	}
-	for _, v := range vnodes {
-		vv := VnodeView{
-			State: v.State.String(), Host: v.Host, ResourcesAvailable: v.Available,
-			CurrentAOE: v.CurrentAOE, ProvisionEnable: v.ProvisionEnable, Comment: v.Comment, Sharing: v.Sharing,
+	if len(vnodes) > 0 {
+		sv.Vnodes = make(map[string]VnodeView, len(vnodes))
+		for _, v := range vnodes {
+			sv.Vnodes[v.Name] = NewVnodeView(v, cfg.Defs)
 		}
-		if len(v.Assigned) > 0 {
-			vv.ResourcesAssigned = make(map[string]string, len(v.Assigned))
-			for r, amt := range v.Assigned {
-				vv.ResourcesAssigned[r] = cfg.Defs[r].FormatAmount(amt)
-			}
-		}
-		sv.Vnodes[v.Name] = vv
 	}
 	return sv
+}
+
+// NewVnodeView is a vnode as hooks see it.
+func NewVnodeView(v *model.Vnode, defs model.ResourceDefs) VnodeView {
+	vv := VnodeView{
+		State: v.State.String(), Host: v.Host, ResourcesAvailable: v.Available,
+		CurrentAOE: v.CurrentAOE, ProvisionEnable: v.ProvisionEnable, Comment: v.Comment, Sharing: v.Sharing,
+	}
+	if len(v.Assigned) > 0 {
+		vv.ResourcesAssigned = make(map[string]string, len(v.Assigned))
+		for r, amt := range v.Assigned {
+			vv.ResourcesAssigned[r] = defs[r].FormatAmount(amt)
+		}
+	}
+	return vv
 }

@@ -49,7 +49,7 @@ func (s *Server) logHookRun(h *model.Hook, event string, out *hooks.Outcome) {
 // carries: the requestor split as PBS does, the resource types and what
 // pbs.server() reads.
 func (s *Server) hookEvent(typ string, id *Identity, snap *raftstore.StateSnapshot, cfg *model.ServerConfig) hooks.Event {
-	ev := hooks.Event{Type: typ, Defs: cfg.Defs, Server: hooks.NewServerView(cfg, snap.Vnodes())}
+	ev := hooks.Event{Type: typ, Defs: cfg.Defs, Server: hooks.NewServerView(cfg, nil)}
 	if id != nil {
 		ev.Requestor, ev.RequestorHost = id.User, id.Host
 	}
@@ -60,15 +60,30 @@ func (s *Server) hookRunner() *hooks.Runner {
 	return &hooks.Runner{Dir: hooks.ScriptDir(s.cfg.DataDir), Lookup: s.hookLookup}
 }
 
-// hookLookup answers a Python hook's pbs.server().job(id) from the current
-// state: any job for a hook running as the server's user, for a pbsuser
+// hookLookup answers a Python hook's queries from the current state:
+// pbs.server().vnode(name) and vnodes() (what pbsnodes shows anyone), and
+// job(id): any job for a hook running as the server's user, for a pbsuser
 // hook only what its user could see with qstat (query_other_jobs).
 func (s *Server) hookLookup(kind, name string, cred *hooks.Credential) (any, bool) {
-	if kind != "job" {
-		return nil, false
-	}
 	snap := s.state()
 	cfg := snap.Config()
+	switch kind {
+	case "vnode":
+		v := snap.Vnode(name)
+		if v == nil {
+			return nil, false
+		}
+		return hooks.NewVnodeView(v, cfg.Defs), true
+	case "vnodes":
+		all := map[string]hooks.VnodeView{}
+		for _, v := range snap.Vnodes() {
+			all[v.Name] = hooks.NewVnodeView(v, cfg.Defs)
+		}
+		return all, true
+	case "job":
+	default:
+		return nil, false
+	}
 	j := lookupJob(snap, name)
 	if j == nil {
 		return nil, false

@@ -56,21 +56,22 @@ func TestModifyjobHookEditsRequest(t *testing.T) {
 	}
 }
 
-// TestHookServerJobLookup: a Python hook reads another job through
-// pbs.server().job(id), answered from the server's state.
+// TestHookServerJobLookup: a Python hook reads another job and a vnode
+// through pbs.server(), answered from the server's state.
 func TestHookServerJobLookup(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not installed")
 	}
-	cl := newCluster(t, "")
+	cl := newCluster(t, "4")
 	first := cl.mustSubmit(func(r *api.SubmitRequest) { r.Name = "first"; r.Hold = "u" })
 	cl.mustQmgr("create", "hook", "look", "event=queuejob")
-	script := "import pbs\nj = pbs.event().job\no = pbs.server().job('" + first + "')\nj.comment = 'after %s' % (o.Job_Name if o else None)\n"
+	script := "import pbs\nj = pbs.event().job\no = pbs.server().job('" + first + "')\nv = pbs.server().vnode('n1')\n" +
+		"j.comment = 'after %s, n1 has %s cpus' % (o.Job_Name if o else None, v.resources_available['ncpus'])\n"
 	if err := cl.c.Manage(cl.ctx, &model.ManagerRequest{Verb: "import", Object: "hook", Name: "look", ContentType: model.HookContentPython, Content: script}); err != nil {
 		t.Fatal(err)
 	}
 	id := cl.mustSubmit(func(r *api.SubmitRequest) { r.Hold = "u" })
-	if j := cl.job(id); j.Comment != "after first" {
+	if j := cl.job(id); j.Comment != "after first, n1 has 4 cpus" {
 		t.Errorf("comment %q", j.Comment)
 	}
 }

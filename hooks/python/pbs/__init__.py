@@ -658,9 +658,18 @@ class queue(object):
 
 
 class vnode(object):
-    def __init__(self, name, attrs=None):
+    """A vnode. One named without its data (the event's vnode_list) asks
+    the server for it when an attribute is first read."""
+
+    def __init__(self, name, attrs=None, lazy=False):
         self.name = name
+        self._lazy = lazy
+        if not lazy:
+            self._fill(attrs)
+
+    def _fill(self, attrs):
         attrs = attrs or {}
+        self._lazy = False
         self.state = _node_state(attrs.get("state"))
         self.Mom = attrs.get("Mom")
         self.current_aoe = attrs.get("current_aoe")
@@ -669,6 +678,13 @@ class vnode(object):
         self.sharing = attrs.get("sharing")
         self.resources_available = pbs_resource("resources_available", attrs.get("resources_available"))
         self.resources_assigned = pbs_resource("resources_assigned", attrs.get("resources_assigned"))
+
+    def __getattr__(self, attr):
+        if attr.startswith("_") or not self.__dict__.get("_lazy"):
+            raise AttributeError(attr)
+        found = _query("vnode", self.name)
+        self._fill(found if isinstance(found, dict) else None)
+        return getattr(self, attr)
 
     def __str__(self):
         return self.name
@@ -696,13 +712,15 @@ class server(object):
             yield queue(name, self._queues[name])
 
     def vnode(self, name):
-        if name not in self._vnodes:
-            return None
-        return vnode(name, self._vnodes[name])
+        if name in self._vnodes:
+            return vnode(name, self._vnodes[name])
+        found = _query("vnode", name)
+        return vnode(name, found) if isinstance(found, dict) else None
 
     def vnodes(self):
-        for name in sorted(self._vnodes):
-            yield vnode(name, self._vnodes[name])
+        every = self._vnodes or _query("vnodes", "") or {}
+        for name in sorted(every):
+            yield vnode(name, every[name])
 
     def job(self, jobid):
         """A job by id (read-only), None when there is none or the hook's
@@ -754,7 +772,10 @@ class event(object):
         vnodes = srv.get("vnodes") or {}
         self.vnode_list = {}
         for name in r.get("vnode_list") or []:
-            self.vnode_list[name] = vnode(name, vnodes.get(name))
+            if name in vnodes:
+                self.vnode_list[name] = vnode(name, vnodes[name])
+            else:
+                self.vnode_list[name] = vnode(name, lazy=_query_fds is not None)
         self.vnode = r.get("vnode")
         self.aoe = r.get("aoe")
         self.src_queue = _named(r["src_queue"]) if r.get("src_queue") else None

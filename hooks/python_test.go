@@ -411,3 +411,17 @@ if bad:
 		t.Errorf("the event carries vnodes: %s", b)
 	}
 }
+
+// A chatty hook (logging, a long reject message, non-ASCII text) stays
+// within what the runner reads: its answer is never "malformed".
+func TestPythonAnswerBounded(t *testing.T) {
+	needPython(t)
+	body := "import pbs\nfor i in range(10000):\n    pbs.logmsg(pbs.LOG_DEBUG, '\\u00e9\\u00e8\\x01' * 50)\npbs.event().reject('\\u00e9' * 100000)\n"
+	out := run(t, pyHook("chatty", body), pyEvent("queuejob", nil))
+	if out.Accept || out.Failed || len([]rune(out.Message)) != 4000 {
+		t.Fatalf("outcome: failed=%v accept=%v message %d runes, %s", out.Failed, out.Accept, len([]rune(out.Message)), out.Stderr)
+	}
+	if n := len(out.Log); n < 10 || out.Log[n-1].Msg != "(further log messages dropped)" {
+		t.Errorf("log: %d lines, last %+v", n, out.Log[n-1])
+	}
+}

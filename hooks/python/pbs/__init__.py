@@ -385,6 +385,7 @@ def _text(value):
 # --- the answer ------------------------------------------------------------------
 
 _LOG_BUDGET = 32 << 10  # bytes of log text a hook may send (the runner reads 64 KiB)
+_MAX_MESSAGE = 4000  # characters of a reject message
 
 _answer = {"accept": True, "reject_message": None, "job": {}, "log": [],
            "hook_error": None, "exit": 0}
@@ -393,12 +394,13 @@ _log_used = [0]
 
 def _log(level, msg, job=None):
     text = str(msg)
-    if _log_used[0] + len(text) > _LOG_BUDGET:
+    cost = len(json.dumps(text)) + len(json.dumps(str(job or "")))  # as encoded in the answer
+    if _log_used[0] + cost > _LOG_BUDGET:
         if _log_used[0] <= _LOG_BUDGET:
             _answer["log"].append({"level": LOG_WARNING, "msg": "(further log messages dropped)"})
             _log_used[0] = _LOG_BUDGET + 1
         return
-    _log_used[0] += len(text)
+    _log_used[0] += cost
     entry = {"level": int(level), "msg": text}
     if job:
         entry["job"] = str(job)
@@ -800,7 +802,8 @@ class event(object):
         """Reject the event with msg and end the hook here (SystemExit)."""
         _answer["accept"] = False
         if msg:
-            _answer["reject_message"] = str(msg)
+            # Bounded so that the answer stays within what the runner reads.
+            _answer["reject_message"] = str(msg)[:_MAX_MESSAGE]
         else:
             _answer["reject_message"] = "%s hook '%s' rejected the request" % (
                 _raw.get("type", ""), _raw.get("hook_name", ""))

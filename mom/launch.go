@@ -65,7 +65,9 @@ func (a *Agent) launch(rec *record) error {
 		// The shepherd samples as often as the agent reports.
 		UsageIntervalMs: a.cfg.UsageInterval.Milliseconds(),
 		Cgroup:          a.cgroups,
+		Transfer:        a.cfg.Transfer,
 	}
+	lp.Transfer.LocalNames = localNames(a.cfg.Host)
 	if err := writeJSONAtomic(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
 		return err
 	}

@@ -95,6 +95,8 @@ type launchParams struct {
 	// Cgroup is where the agent's job cgroups live; nil when jobs are
 	// contained by process group only.
 	Cgroup *cgroupLayout `json:"cgroup,omitempty"`
+	// Transfer is how output and staged files reach other hosts.
+	Transfer TransferConfig `json:"transfer"`
 }
 
 // shepherdRecord identifies a running shepherd process beyond its pid.

@@ -18,8 +18,9 @@ import "github.com/strata-hpc/strata/model"
 // shallower field) and are always empty, so they are omitted.
 type JobStatus struct {
 	*model.Job
-	Script string `json:"script,omitempty"`
-	Token  string `json:"token,omitempty"`
+	Script            string `json:"script,omitempty"`
+	Token             string `json:"token,omitempty"`
+	InteractiveCookie string `json:"interactive_cookie,omitempty"`
 }
 
 // NewJobStatus is the one place a user's view of a job is made.

@@ -16,6 +16,14 @@ import (
 	"time"
 )
 
+// needPython3 skips a test of Python hooks where python3 is missing.
+func needPython3(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed: Python hooks cannot run")
+	}
+}
+
 // exampleHook is the path of a shipped example hook.
 func exampleHook(t *testing.T, name string) string {
 	t.Helper()
@@ -44,6 +52,7 @@ func (c *cluster) waitLog(file string, timeout time.Duration, wants ...string) {
 }
 
 func TestPythonHooksQueuejob(t *testing.T) {
+	needPython3(t)
 	c := startCluster(t, 1, 2)
 	c.must("qmgr", "-c", "create hook defwall event=queuejob")
 	c.must("qmgr", "-c", "import hook defwall application/x-python default "+exampleHook(t, "default_walltime.py"))
@@ -101,6 +110,7 @@ func TestPythonHooksQueuejob(t *testing.T) {
 // variable shaped like the hook's answer, printed by the hook, changes
 // nothing, and a hook may not set what its event does not allow.
 func TestPythonHooksUserDataAndRights(t *testing.T) {
+	needPython3(t)
 	c := startCluster(t, 1, 2)
 	echo := c.writeHook("echo.py", `import pbs
 e = pbs.event()
@@ -159,6 +169,7 @@ j.comment = "seen " + j.Account_Name
 }
 
 func TestPythonHooksAgentAndProvision(t *testing.T) {
+	needPython3(t)
 	c := startCluster(t, 1, 2)
 	// execjob_begin on the agent: pbs.logjobmsg lands in the agent's log.
 	c.must("qmgr", "-c", "create hook begincheck event=execjob_begin")

@@ -161,7 +161,7 @@ func TestPythonSystemExit(t *testing.T) {
 		t.Errorf("fall-through: %+v", out)
 	}
 	out = run(t, pyHook("nomsg", "import pbs\npbs.event().reject()\n"), pyEvent("movejob", nil))
-	if out.Accept || out.Message != "movejob hook 'nomsg' rejected the request" {
+	if out.Accept || out.Message != "movejob request rejected by 'nomsg'" {
 		t.Errorf("reject without message: %+v", out)
 	}
 }

@@ -220,7 +220,8 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 		}
 	}
 	if !out.Accept && out.Message == "" {
-		out.Message = fmt.Sprintf("%s hook '%s' rejected the request", ev.Type, h.Name)
+		// PBS's words for a rejection without a message.
+		out.Message = fmt.Sprintf("%s request rejected by '%s'", ev.Type, h.Name)
 	}
 	return out
 }

@@ -47,7 +47,7 @@ func TestRunRejectByExitStatus(t *testing.T) {
 	if out.Accept || out.Failed || out.Exit != 3 {
 		t.Fatalf("outcome: %+v", out)
 	}
-	if out.Message != "queuejob hook 'no' rejected the request" {
+	if out.Message != "queuejob request rejected by 'no'" {
 		t.Errorf("default reject message: %q", out.Message)
 	}
 	if out.Stderr != "oops\n" {

@@ -805,7 +805,7 @@ class event(object):
             # Bounded so that the answer stays within what the runner reads.
             _answer["reject_message"] = str(msg)[:_MAX_MESSAGE]
         else:
-            _answer["reject_message"] = "%s hook '%s' rejected the request" % (
+            _answer["reject_message"] = "%s request rejected by '%s'" % (
                 _raw.get("type", ""), _raw.get("hook_name", ""))
         if _raw.get("type") == "provision":
             # A provision hook that rejects fails the provisioning: any exit

@@ -19,6 +19,9 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 	if err != nil {
 		return nil, err
 	}
+	if err := s.modifyjobHooks(r.Context(), j, &req, id, cfg); err != nil {
+		return nil, err
+	}
 	if err := checkAlterTexts(&req); err != nil {
 		return nil, err
 	}
@@ -103,9 +106,6 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 			}
 		}
 		cmd.Resources = res
-	}
-	if err := s.jobHooks(r.Context(), "modifyjob", j, "", id, cfg); err != nil {
-		return nil, err
 	}
 	_, err = s.apply(cmd)
 	return nil, err

@@ -125,6 +125,24 @@ func (s *Server) mungeIdentity(r *http.Request, conn net.Conn, auth string) (*Id
 	return id, nil
 }
 
+// rootMaySubmit reports whether root may submit: root of the server's
+// host as the configuration says (acl_roots, allow_root_jobs); root of a
+// login host only when acl_roots names root@that-host, as PBS requires,
+// whatever allow_root_jobs says (its jobs would run as root on the
+// compute hosts).
+func rootMaySubmit(id *Identity, cfg *model.ServerConfig) bool {
+	if !id.Remote {
+		return cfg.RootMaySubmit()
+	}
+	for _, r := range cfg.ACLRoots {
+		name, host, ok := strings.Cut(r, "@")
+		if name == "root" && ok && hostACLMatch([]string{host}, id.Host) {
+			return true
+		}
+	}
+	return false
+}
+
 // hostOf names the host whose munged encoded a credential: the name its
 // address resolves to on the server, or the address itself.
 func hostOf(ctx context.Context, ip net.IP) string {

@@ -224,6 +224,17 @@ func TestRemoteRootIsNoManager(t *testing.T) {
 	}
 	wantPerm(t, "qdel of another user's job by a login host's root", root.Delete(ctx, id, api.DeleteRequest{}), "")
 	host := hostOf(ctx, net.ParseIP("127.0.0.1"))
+	// allow_root_jobs (set by the test server) is for the server's host:
+	// a login host's root submits only when acl_roots names root@host.
+	_, err = root.Submit(ctx, submitReq(), 0)
+	wantPerm(t, "qsub by a login host's root", err, "root may not submit")
+	roots := &model.ManagerRequest{Verb: manager.Set, Object: manager.Server, Attrs: []model.ManagerAttr{{Name: "acl_roots", Op: "=", Value: "root@" + host}}}
+	if err := ts.root.Manage(ctx, roots); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.Submit(ctx, submitReq(), 0); err != nil {
+		t.Fatalf("qsub by root@%s listed in acl_roots: %v", host, err)
+	}
 	grant := &model.ManagerRequest{Verb: manager.Set, Object: manager.Server, Attrs: []model.ManagerAttr{{Name: "managers", Op: "+=", Value: "root@other.example"}}}
 	if err := ts.root.Manage(ctx, grant); err != nil {
 		t.Fatal(err)

@@ -69,28 +69,51 @@ func TestRemoteCommandsThroughEnvRemote(t *testing.T) {
 		t.Fatalf("env.remote PBS_SERVER=%q, want the TCP API", v)
 	}
 
-	// root of the login host submits and sees its job.
-	rootJob := strings.TrimSpace(remote.runWithInput("sleep 60\n", "qsub").stdout)
-	if !strings.HasSuffix(rootJob, ".e2e") {
-		t.Fatalf("remote qsub as root printed %q", rootJob)
-	}
-	j := remote.job(rootJob)
-	host, _ := strings.CutPrefix(str(j["Job_Owner"]), "root@")
-	if host == "" || j["Submit_Host"] != host {
-		t.Fatalf("remote job owner %v, Submit_Host %v", j["Job_Owner"], j["Submit_Host"])
-	}
-
-	// A plain user submits, queries and deletes its own job.
+	// A plain user submits, queries and deletes its own job; the owner's
+	// host is the login host its credential names.
 	r := remote.runAs(nobody, "sleep 60\n", "qsub", "-h")
 	userJob := strings.TrimSpace(r.stdout)
 	if r.code != 0 || !strings.HasSuffix(userJob, ".e2e") {
 		t.Fatalf("remote qsub as nobody: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
-	if j := remote.job(userJob); j["Job_Owner"] != "nobody@"+host || j["Submit_Host"] != host {
+	j := remote.job(userJob)
+	host, _ := strings.CutPrefix(str(j["Job_Owner"]), "nobody@")
+	if host == "" || j["Submit_Host"] != host {
 		t.Fatalf("nobody's job: owner %v Submit_Host %v", j["Job_Owner"], j["Submit_Host"])
 	}
 	if r := remote.runAs(nobody, "", "qstat"); r.code != 0 || !strings.Contains(r.stdout, strings.Split(userJob, ".")[0]) {
 		t.Fatalf("remote qstat as nobody: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := remote.runAs(nobody, "", "qalter", "-N", "renamed", userJob); r.code != 0 || remote.job(userJob)["Job_Name"] != "renamed" {
+		t.Fatalf("remote qalter as nobody: exit %d %q", r.code, r.stderr)
+	}
+
+	released := strings.TrimSpace(remote.runAs(nobody, "true\n", "qsub", "-h").stdout)
+	if r := remote.runAs(nobody, "", "qrls", released); r.code != 0 {
+		t.Fatalf("remote qrls as nobody: exit %d %q", r.code, r.stderr)
+	}
+	// Reservations over TCP: pbs_rsub, pbs_rstat, pbs_rdel as nobody.
+	r = remote.runAs(nobody, "", "pbs_rsub", "-R", at(time.Now().Add(time.Hour)), "-D", "600", "-l", "select=1:ncpus=1")
+	resv, _, _ := strings.Cut(r.stdout, " ")
+	if r.code != 0 || !strings.HasPrefix(resv, "R") {
+		t.Fatalf("remote pbs_rsub as nobody: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := remote.runAs(nobody, "", "pbs_rstat", "-f", resv); r.code != 0 || !strings.Contains(r.stdout, "Reserve_Owner = nobody@"+host) {
+		t.Fatalf("remote pbs_rstat: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := remote.runAs(nobody, "", "pbs_rdel", resv); r.code != 0 {
+		t.Fatalf("remote pbs_rdel: exit %d %q", r.code, r.stderr)
+	}
+
+	// Root of a login host submits only when acl_roots names root@host
+	// (allow_root_jobs is the server host's).
+	if r := remote.runWithInput("sleep 60\n", "qsub"); r.code != 159 || !strings.Contains(r.stderr, "root may not submit") {
+		t.Fatalf("remote qsub as root before acl_roots: exit %d %q", r.code, r.stderr)
+	}
+	local.must("qmgr", "-c", "set server acl_roots = root@"+host)
+	rootJob := strings.TrimSpace(remote.runWithInput("sleep 60\n", "qsub").stdout)
+	if j := remote.job(rootJob); j["Job_Owner"] != "root@"+host {
+		t.Fatalf("remote root's job %q: owner %v", rootJob, j["Job_Owner"])
 	}
 	// ... but not root's.
 	if r := remote.runAs(nobody, "", "qdel", rootJob); r.code != 159 || r.stderr != "qdel: Unauthorized Request  "+rootJob+"\n" {

@@ -22,12 +22,23 @@ const DefaultSocket = "/run/munge/munge.socket.2"
 // Installed reports why MUNGE cannot be used on this host, or nil: the
 // daemon and both programs must be in PATH.
 func Installed() error {
-	for _, p := range []string{"munged", "munge", "unmunge"} {
+	if _, err := daemonPath(); err != nil {
+		return fmt.Errorf("munge is not installed (munged: %w); on Debian: apt-get install munge", err)
+	}
+	for _, p := range []string{"munge", "unmunge"} {
 		if _, err := exec.LookPath(p); err != nil {
 			return fmt.Errorf("munge is not installed (%s: %w); on Debian: apt-get install munge", p, err)
 		}
 	}
 	return nil
+}
+
+// daemonPath finds munged, which lives in sbin, often not in a user's PATH.
+func daemonPath() (string, error) {
+	if p, err := exec.LookPath("munged"); err == nil {
+		return p, nil
+	}
+	return exec.LookPath("/usr/sbin/munged")
 }
 
 // Listening reports whether a munged answers on socket.
@@ -80,7 +91,11 @@ func (d Daemon) Start() (*exec.Cmd, error) {
 		return nil, fmt.Errorf("munge log: %w", err)
 	}
 	defer logf.Close()
-	cmd := exec.Command("munged", "--foreground", "--socket="+d.Socket(), "--key-file="+d.KeyFile(),
+	prog, err := daemonPath()
+	if err != nil {
+		return nil, fmt.Errorf("munged: %w", err)
+	}
+	cmd := exec.Command(prog, "--foreground", "--socket="+d.Socket(), "--key-file="+d.KeyFile(),
 		"--pid-file="+d.pidFile(), "--seed-file="+filepath.Join(d.Dir, "munged.seed"),
 		"--log-file="+d.LogFile())
 	cmd.Stdout, cmd.Stderr = logf, logf

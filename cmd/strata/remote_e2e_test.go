@@ -190,3 +190,51 @@ func TestRemoteRefusals(t *testing.T) {
 		t.Fatalf("munge key kept for the next start: %v", err)
 	}
 }
+
+// TestRemoteHAForwarding: with three servers, a login host's write to a
+// follower is forwarded to the leader under the identity the follower
+// decoded from the credential; an unreachable first server in PBS_SERVER
+// is skipped.
+func TestRemoteHAForwarding(t *testing.T) {
+	if err := munge.Installed(); err != nil {
+		t.Skipf("skipping remote commands: %v", err)
+	}
+	c, _ := prepareCluster(t, "strata-e2e-remote-ha-", []string{"server1.log", "server2.log", "server3.log"}, 2000)
+	out, err := exec.Command(filepath.Join(binDir, "strata"), "cluster", "start", "--dir", c.dir, "--servers", "3",
+		"--moms", "1", "--ncpus", "2", "--mem", "4gb", "--name", "e2e", "--remote-clients").CombinedOutput()
+	if err != nil {
+		t.Fatalf("cluster start --servers 3 --remote-clients: %v\n%s", err, out)
+	}
+	remote := *c
+	remote.env = sourced(t, filepath.Join(c.dir, "env.remote"))
+	if v, _ := envValue(remote.env, "PBS_SERVER"); strings.Count(v, ",") != 2 {
+		t.Fatalf("env.remote PBS_SERVER=%q does not list 3 servers", v)
+	}
+	lead := c.leader(30 * time.Second)
+	var follower haProc
+	for _, p := range c.status() {
+		if p.Role == "server" && p.Name != lead.Name {
+			follower = p
+			break
+		}
+	}
+	// The first address refuses connections; the follower answers.
+	viaFollower := remote
+	viaFollower.env = append(append([]string(nil), remote.env...), "PBS_SERVER=127.0.0.1:1,"+apiOf(follower))
+	r := viaFollower.runAs(nobody, "sleep 30\n", "qsub", "-h")
+	id := strings.TrimSpace(r.stdout)
+	if r.code != 0 || !strings.HasSuffix(id, ".e2e") {
+		t.Fatalf("remote qsub through a follower: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	j := viaFollower.job(id)
+	if !strings.HasPrefix(str(j["Job_Owner"]), "nobody@") {
+		t.Fatalf("forwarded job owner %v", j["Job_Owner"])
+	}
+	if r := viaFollower.runAs(nobody, "", "qdel", id); r.code != 0 {
+		t.Fatalf("remote qdel through a follower: exit %d %q", r.code, r.stderr)
+	}
+	// Root of the login host is still no manager after forwarding.
+	if r := viaFollower.run("qmgr", "-c", "set server comment = x"); r.code != 159 {
+		t.Fatalf("remote root's qmgr through a follower: exit %d %q", r.code, r.stderr)
+	}
+}

@@ -139,8 +139,10 @@ func (t *mungeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	out := req.Clone(ctx)
 	out.Header.Set("Authorization", MungeScheme+" "+cred)
-	out.Body = io.NopCloser(bytes.NewReader(body))
-	out.ContentLength = int64(len(body))
+	out.Body, out.ContentLength = http.NoBody, 0
+	if len(body) > 0 {
+		out.Body, out.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	}
 	out.Close = true
 	if err := out.Write(conn); err != nil {
 		return fail(err)

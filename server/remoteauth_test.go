@@ -367,3 +367,17 @@ func (c *remoteConn) send(t *testing.T, method, uri, body string, hdr map[string
 	json.Unmarshal(b, &pe)
 	return resp.StatusCode, pe
 }
+
+// A server asked to accept credentials it cannot decode does not start.
+func TestMungeWithoutUnmungeDoesNotStart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := DefaultConfig()
+	cfg.TLS = testTLS(t, dir)
+	cfg.DataDir, cfg.Socket = dir+"/data", dir+"/s.sock"
+	cfg.APIAddr, cfg.RaftAddr = freeTCP(t), freeTCP(t)
+	cfg.Munge = MungeConfig{Enable: true, Unmunge: dir + "/no-unmunge"}
+	err := New(cfg, io.Discard).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "config [munge]") {
+		t.Fatalf("server started without unmunge: %v", err)
+	}
+}

@@ -154,8 +154,9 @@ func listed(id *Identity, names []string) bool {
 		}
 		// A remote user's host is what its credential proves: an entry
 		// naming a host holds for that host only (PBS's user@host, with
-		// "*" and "*.domain" patterns).
-		if id.Remote && hasHost && !hostACLMatch([]string{host}, id.Host) {
+		// "*" and "*.domain" patterns). Root of a login host must be
+		// named with its host: a bare "root" means the server's root.
+		if id.Remote && (hasHost && !hostACLMatch([]string{host}, id.Host) || !hasHost && id.UID == 0) {
 			continue
 		}
 		return true

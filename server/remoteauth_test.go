@@ -240,6 +240,10 @@ func TestRemoteRootIsNoManager(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantPerm(t, "qmgr by root of a host not in managers", root.Manage(ctx, set), "")
+	if !isManager(&Identity{User: "root", UID: 0, Host: "svr"}, &model.ServerConfig{Managers: []string{"root"}}) ||
+		isManager(&Identity{User: "root", UID: 0, Host: "login1", Remote: true}, &model.ServerConfig{Managers: []string{"root", "root@*.example"}}) {
+		t.Fatal(`a bare "root" in managers must mean the server's root only`)
+	}
 	grant.Attrs[0].Value = "root@" + host
 	if err := ts.root.Manage(ctx, grant); err != nil {
 		t.Fatal(err)

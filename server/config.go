@@ -99,6 +99,10 @@ type Config struct {
 	// Limits are the API's timeouts, size limits and per-caller caps
 	// (limits.go).
 	Limits Limits `toml:"limits"`
+
+	// Munge is the [munge] table: commands from login hosts
+	// authenticated by MUNGE credentials (remoteauth.go).
+	Munge MungeConfig `toml:"munge"`
 }
 
 // TLSConfig is the [tls] table (docs/security.md). Relative paths are

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/strata-hpc/strata/internal/munge"
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/pki"
 	"github.com/strata-hpc/strata/raftstore"
@@ -40,6 +41,9 @@ type Server struct {
 	now        func() time.Time
 	// forwarder sends a follower's writes to the leader (forward.go).
 	forwarder *http.Client
+	// munge decodes the credentials of remote commands, nil unless
+	// [munge] enable (remoteauth.go).
+	munge *munge.Decoder
 	// leadEnd is closed when the current leadership ends (peers.go).
 	leadMu  sync.Mutex
 	leadEnd chan struct{}
@@ -78,6 +82,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	fsm.OnEvents(evlog.submit)
 	go evlog.run(ctx)
+	if err := s.openMunge(); err != nil { // remote commands (remoteauth.go)
+		return err
+	}
 	certs, err := pki.NewSource(s.cfg.TLS.Files())
 	if err != nil {
 		return fmt.Errorf("config [tls]: %w", err)

@@ -19,7 +19,7 @@ var jobNameRE = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,230}$`)
 // applied, select/place normalized, Resource_List totals derived. The FSM
 // assigns the id and the default output paths.
 func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*model.Job, error) {
-	if id.UID == 0 && !cfg.RootMaySubmit() {
+	if id.UID == 0 && !rootMaySubmit(id, cfg) { // remoteauth.go
 		return nil, model.Errorf(model.PBSEPerm, "(root may not submit jobs; set acl_roots or allow_root_jobs)")
 	}
 	if err := checkSubmitTexts(req); err != nil {

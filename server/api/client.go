@@ -97,6 +97,10 @@ func (e *ConnectError) Error() string {
 	if errors.As(e.Err, &he) {
 		return fmt.Sprintf("cannot connect to server %s: %v", e.Server, he)
 	}
+	var ae *AuthError // remote.go: no credential, nothing sent
+	if errors.As(e.Err, &ae) {
+		return fmt.Sprintf("cannot connect to server %s: %v", e.Server, ae)
+	}
 	return fmt.Sprintf("cannot connect to server %s (errno=%d)", e.Server, e.Errno)
 }
 
@@ -166,7 +170,8 @@ func (c *Client) doOne(ctx context.Context, base, method, path string, query url
 // classify separates "never reached the server" from "reply lost".
 func (c *Client) classify(err error) error {
 	var he *pki.HandshakeError
-	if errors.As(err, &he) {
+	var ae *AuthError
+	if errors.As(err, &he) || errors.As(err, &ae) {
 		return &ConnectError{Server: c.ServerName, Errno: int(syscall.ECONNREFUSED), Err: err}
 	}
 	var errno syscall.Errno

@@ -8,14 +8,19 @@ package main
 // stops the test, since later steps build on it.
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/strata-hpc/strata/internal/munge"
+	"github.com/strata-hpc/strata/internal/sshtest"
 )
 
 // serverEnv is the environment of commands on a server host: its socket
@@ -71,7 +76,7 @@ func deployAgent(t *testing.T, nc *netCluster, ca, h *netHost, server string) {
 	})
 	// The guide's shared home directories: every host sees them, so
 	// output is written in place (usecp), not copied over SSH.
-	appendFile(t, cfg, "\n[[usecp]]\nhost = \"*\"\nremote = \"/\"\nlocal = \"/\"\n")
+	appendFile(t, cfg, fmt.Sprintf("\n[[usecp]]\nhost = \"*\"\nremote = %q\nlocal = %q\n", nc.shared, nc.shared))
 	nc.startDaemon(h, "mom", "mom", "--config", cfg)
 }
 
@@ -367,28 +372,115 @@ func TestDeployGuideThreeServers(t *testing.T) {
 	})
 }
 
-// loginHostStep is the guide's step 6 on the login host, kept apart so
-// remote submission can be connected here: today it checks that the login
-// host is a host of its own (name, address, resolves and reaches the
-// server's API port). Still to add with the munge/TCP and SSH delivery
-// work: start munged on srv, c1, c2 and login with one key (the guide's
-// "Login nodes and munge"), enable the server's remote clients, then as the
-// plain user on login, with no socket (PBS_SERVER=srv:15001): qsub a job
-// with -o login:<dir not shared>/out, wait for it (qstat from login), and
-// read the output on login, delivered over SSH by the agent (an
-// x/crypto/ssh server or sshd started in login's namespace; the guide's
-// "Output delivery without a shared filesystem").
+// loginHostStep is the guide's step 6 and its "Login nodes and munge" and
+// "Output delivery without a shared filesystem" sections, on hosts of
+// their own: munged with one key on srv and login, the server's [munge]
+// enabled, then the plain user on login, with no Unix socket
+// (PBS_SERVER=srv:15001 and the CA file): qsub of a job whose output goes
+// to login:<a directory only login uses>, qstat from login, and the output
+// delivered by c1's agent over SSH to login's SSH server, as the user.
 func loginHostStep(t *testing.T, nc *netCluster, login, srv *netHost) {
 	r := nc.run(login, false, nil, "", "", "sh", "-c", "hostname; getent hosts srv")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "login\n") || !strings.Contains(r.stdout, srv.addr) {
 		t.Fatalf("login host: %q %q", r.stdout, r.stderr)
 	}
-	if r := nc.run(login, false, nil, "", "", "bash", "-c", "exec 3<>/dev/tcp/srv/15001"); r.code != 0 {
-		t.Errorf("login host cannot reach srv:15001: %s", r.stderr)
-	}
-	// Without a socket of its own a login host has no way in yet: a
-	// command there cannot reach the server's Unix socket.
+	// Without a socket of its own and without munge, a login host has no
+	// way in: a command there cannot reach the server's Unix socket.
 	if r := nc.run(login, true, []string{"STRATA_SOCKET=" + login.path("run/strata/strata.sock")}, "", "", "qstat"); r.code == 0 {
 		t.Errorf("qstat on the login host succeeded without a server socket: %s", r.stdout)
 	}
+	if err := munge.Installed(); err != nil {
+		t.Skipf("login host step skipped: munge is not installed (%v)", err)
+	}
+
+	// 1. MUNGE: one key, a munged on the server and on the login host.
+	key := make([]byte, 1024)
+	rand.Read(key)
+	sockets := map[string]string{}
+	for _, h := range []*netHost{srv, login} {
+		d := munge.Daemon{Dir: h.path("run/munge")}
+		os.MkdirAll(d.Dir, 0o755)
+		os.Chmod(d.Dir, 0o755)
+		if err := os.WriteFile(d.KeyFile(), key, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		munged, err := exec.LookPath("munged")
+		if err != nil {
+			munged = "/usr/sbin/munged"
+		}
+		nc.startProgram(h, "munged", munged, "--foreground", "--socket="+d.Socket(), "--key-file="+d.KeyFile(),
+			"--pid-file="+filepath.Join(d.Dir, "munged.pid"), "--seed-file="+filepath.Join(d.Dir, "munged.seed"), "--log-file="+d.LogFile())
+		waitFor(t, 10*time.Second, "munged on "+h.name, func() bool { return munge.Listening(d.Socket()) })
+		sockets[h.name] = d.Socket()
+	}
+	// 2. The server accepts MUNGE credentials on api_addr.
+	appendFile(t, srv.path("etc/strata/server.toml"), fmt.Sprintf("\n[munge]\nenable = true\nsocket = %q\n", sockets["srv"]))
+	nc.restartDaemon(srv, "server")
+	waitFor(t, 30*time.Second, "the server back after enabling munge", func() bool {
+		return nc.run(srv, false, serverEnv(srv), "", "", "qstat", "-B").code == 0
+	})
+	// 3. The login host: the CA certificate and the client settings.
+	ca := login.path("etc/strata/ca.pem")
+	copyFile(t, srv.path("etc/strata/tls/ca.pem"), ca, 0o644)
+	remote := []string{"PBS_SERVER=srv:15001", "STRATA_CA_FILE=" + ca, "STRATA_MUNGE_SOCKET=" + sockets["login"]}
+
+	// The login host's SSH server, and the user's key and known_hosts for
+	// the agents (docs/deploy.md, "Output delivery without a shared
+	// filesystem").
+	userKey, err := sshtest.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sshd, err := sshtest.Serve(nc.listenIn(login, login.addr+":0"), "/", userKey.Signer.PublicKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sshd.Close)
+	userSSH := filepath.Join(nc.base, "userssh")
+	os.MkdirAll(userSSH, 0o755)
+	writeOwned(t, filepath.Join(userSSH, "id_ed25519"), userKey.PEM, 0o600)
+	writeOwned(t, filepath.Join(userSSH, "known_hosts"), []byte(sshd.KnownHostsLine("login")+"\n"), 0o644)
+	for _, c := range []*netHost{nc.hosts["c1"], nc.hosts["c2"]} {
+		appendFile(t, c.path("etc/strata/mom.toml"), fmt.Sprintf("\n[ssh]\nport = %d\nidentity_files = [%q]\nuser_known_hosts = [%q]\nconnect_timeout = \"5s\"\n",
+			sshd.Port(), filepath.Join(userSSH, "id_ed25519"), filepath.Join(userSSH, "known_hosts")))
+		nc.restartDaemon(c, "mom")
+	}
+	waitNodesFree(t, nc, srv, serverEnv(srv), "c1", "c2")
+
+	// 4. What users see: qsub and qstat on login, output back on login.
+	outDir := login.path("home/out")
+	os.MkdirAll(outDir, 0o755)
+	os.Chown(outDir, plainUID, plainGID)
+	r = nc.run(login, true, remote, outDir, "", "qsub", "-S", "/bin/sh", "-N", "fromlogin", "-l", "select=1:ncpus=1:host=c1",
+		"-o", "login:"+filepath.Join(outDir, "result.txt"), "-j", "oe", "--", "/bin/sh", "-c", "hostname; id -un")
+	if r.code != 0 {
+		t.Fatalf("qsub on login over TCP with munge: exit %d\n%s", r.code, r.stderr)
+	}
+	id := strings.TrimSpace(r.stdout)
+	var j map[string]any
+	waitFor(t, 60*time.Second, "job "+id+" seen from login to finish", func() bool {
+		nc.checkDaemons(t)
+		j = jobStatus(t, nc, login, remote, id)
+		return j["job_state"] == "F"
+	})
+	if !strings.HasPrefix(fmt.Sprint(j["Job_Owner"]), "nobody@login") || fmt.Sprint(j["Submit_Host"]) != "login" {
+		t.Errorf("job from login: Job_Owner %v, Submit_Host %v; want nobody@login and login", j["Job_Owner"], j["Submit_Host"])
+	}
+	waitFor(t, 20*time.Second, "the output delivered to login over SSH", func() bool {
+		b, _ := os.ReadFile(filepath.Join(outDir, "result.txt"))
+		return string(b) == "c1\nnobody\n"
+	})
+	if logins := sshd.Logins(); len(logins) == 0 || logins[0] != "nobody" {
+		t.Errorf("SSH logins on login: %v, want the job owner", logins)
+	}
+}
+
+// writeOwned writes a file owned by the plain user.
+func writeOwned(t *testing.T, path string, data []byte, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, data, mode); err != nil {
+		t.Fatal(err)
+	}
+	os.Chown(path, plainUID, plainGID)
+	os.Chmod(path, mode)
 }

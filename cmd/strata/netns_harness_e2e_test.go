@@ -15,14 +15,18 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/strata-hpc/strata/cmd/clustercmd"
 )
@@ -241,12 +245,19 @@ type daemonProc struct {
 // output in h's <name>.log.
 func (nc *netCluster) startDaemon(h *netHost, name string, args ...string) {
 	nc.t.Helper()
+	nc.startProgram(h, name, append([]string{filepath.Join(binDir, "strata")}, args...)...)
+	nc.args[h.name+"/"+name] = args
+}
+
+// startProgram starts any program as a daemon of host h (munged, say).
+func (nc *netCluster) startProgram(h *netHost, name string, argv ...string) {
+	nc.t.Helper()
 	logf, err := os.OpenFile(filepath.Join(h.root, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		nc.t.Fatal(err)
 	}
 	defer logf.Close()
-	cmd := nc.command(h, false, append([]string{filepath.Join(binDir, "strata")}, args...)...)
+	cmd := nc.command(h, false, argv...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -255,7 +266,41 @@ func (nc *netCluster) startDaemon(h *netHost, name string, args ...string) {
 	p := &daemonProc{cmd: cmd, done: make(chan struct{})}
 	go func() { cmd.Wait(); close(p.done) }()
 	nc.daemon[h.name+"/"+name] = p
-	nc.args[h.name+"/"+name] = args
+}
+
+// listenIn opens a TCP listener in host h's network namespace: this
+// goroutine's thread enters it only for the socket call, so a server of the
+// test process (the SSH server) serves that host.
+func (nc *netCluster) listenIn(h *netHost, addr string) net.Listener {
+	nc.t.Helper()
+	runtime.LockOSThread()
+	self, err := os.Open("/proc/thread-self/ns/net")
+	if err != nil {
+		runtime.UnlockOSThread()
+		nc.t.Fatal(err)
+	}
+	defer self.Close()
+	target, err := os.Open("/run/netns/" + h.ns)
+	if err != nil {
+		runtime.UnlockOSThread()
+		nc.t.Fatal(err)
+	}
+	defer target.Close()
+	if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
+		runtime.UnlockOSThread()
+		nc.t.Fatalf("enter %s's network namespace: %v", h.name, err)
+	}
+	ln, lerr := net.Listen("tcp", addr)
+	if err := unix.Setns(int(self.Fd()), unix.CLONE_NEWNET); err != nil {
+		// The thread stays in the other namespace: leave it locked so that
+		// it ends with this goroutine instead of serving others.
+		nc.t.Fatalf("return from %s's network namespace: %v", h.name, err)
+	}
+	runtime.UnlockOSThread()
+	if lerr != nil {
+		nc.t.Fatalf("listen on %s in %s: %v", addr, h.name, lerr)
+	}
+	return ln
 }
 
 // checkDaemons fails the test at once when a daemon has exited by itself

@@ -68,12 +68,19 @@ func (k *Key) AuthorizedLine() string {
 // with one of the authorized public keys (any user name); relative SFTP
 // paths are relative to dir.
 func Start(dir string, authorized ...ssh.PublicKey) (*Server, error) {
-	hk, err := NewKey()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return Serve(ln, dir, authorized...)
+}
+
+// Serve is Start on a listener of the caller's (another network
+// namespace's, say).
+func Serve(ln net.Listener, dir string, authorized ...ssh.PublicKey) (*Server, error) {
+	hk, err := NewKey()
 	if err != nil {
+		ln.Close()
 		return nil, err
 	}
 	s := &Server{Addr: ln.Addr().String(), HostKey: hk.Signer, ln: ln, dir: dir, authorized: map[string]bool{}}

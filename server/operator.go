@@ -21,6 +21,13 @@ func (s *Server) operatorRoutes(mux *http.ServeMux) {
 	mux.Handle("POST "+v+"/operator/raft/peers/remove", s.wrap(s.handleRemovePeer, false))
 	mux.Handle("GET "+v+"/operator/snapshot", s.wrap(s.handleSnapshotSave, false))
 	mux.Handle("POST "+v+"/operator/snapshot", s.wrap(s.handleSnapshotRestore, false))
+	// The liveness probe of clients of several servers (api/stall.go):
+	// no identity, no state, no read barrier; it only shows the process
+	// answers.
+	mux.HandleFunc("GET "+v+api.PingPath, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte("{}\n"))
+	})
 }
 
 // mustManage refuses everyone but managers.

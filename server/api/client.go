@@ -50,8 +50,10 @@ func NewUnixClient(socket, serverName string) *Client {
 		for i := range sockets {
 			c.servers.bases = append(c.servers.bases, fmt.Sprintf("http://s%d", i))
 		}
+		c.servers.names = sockets
 		// A server without a leader says so; another may have one.
 		c.servers.onNotLeader = true
+		c.servers.probeAfter = commandProbeAfter // stall.go
 	}
 	return c
 }
@@ -77,6 +79,8 @@ func NewTCPClient(addr string, certs *pki.Source) *Client {
 		for _, a := range addrs {
 			c.servers.bases = append(c.servers.bases, "https://"+a)
 		}
+		c.servers.names = addrs
+		c.servers.probeAfter = agentProbeAfter // stall.go
 		// Agents must reach the leader: a follower answers them "not
 		// leader" and they move on to the next server.
 		c.servers.onNotLeader = true
@@ -213,7 +217,10 @@ func (c *Client) Submit(ctx context.Context, req *SubmitRequest, retryFor time.D
 			return "", ctx.Err()
 		case <-time.After(backoff):
 		}
-		if backoff < time.Second {
+		// Capped low: during a failover the cluster typically answers again
+		// within a second, and a long last wait would add most of itself
+		// to the client's outage.
+		if backoff < 200*time.Millisecond {
 			backoff *= 2
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/strata-hpc/strata/model"
 )
@@ -18,9 +19,13 @@ import (
 // token retries, the agent's loops) provides the backoff between rounds.
 type failover struct {
 	bases       []string
+	names       []string // the sockets or addresses, for messages
 	onNotLeader bool
-	mu          sync.Mutex
-	cur         int
+	// probeAfter is how long a request may go without its reply before
+	// the server is probed (stall.go); 0 never probes.
+	probeAfter time.Duration
+	mu         sync.Mutex
+	cur        int
 }
 
 // SplitServers splits a comma-separated list of sockets or addresses.
@@ -54,7 +59,7 @@ func (c *Client) doFailover(ctx context.Context, method, path string, query url.
 	var err, answered error
 	for i := 0; i < len(f.bases); i++ {
 		n := (start + i) % len(f.bases)
-		err = c.doOne(ctx, f.bases[n], method, path, query, in, out)
+		err = c.doWatched(ctx, f.bases[n], method, path, query, in, out)
 		if !f.moveOn(err) {
 			f.mu.Lock()
 			f.cur = n
@@ -79,7 +84,8 @@ func (c *Client) doFailover(ctx context.Context, method, path string, query url.
 // server and another may handle it.
 func (f *failover) moveOn(err error) bool {
 	var ce *ConnectError
-	if errors.As(err, &ce) {
+	var se *StalledError
+	if errors.As(err, &ce) || errors.As(err, &se) {
 		return true
 	}
 	var pe *model.PBSError

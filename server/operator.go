@@ -2,6 +2,9 @@ package server
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -118,20 +121,70 @@ func (s *Server) handleSnapshotSave(w http.ResponseWriter, r *http.Request, id *
 	return api.Snapshot{Data: buf.Bytes()}, nil
 }
 
+// streamedBody reports whether r is a snapshot restore: its body is not
+// read into memory by limitRequests (a snapshot may be far larger than
+// max_body_bytes) but streamed by handleSnapshotRestore, which first
+// checks that the caller is a manager, then bounds the size
+// (max_snapshot_bytes) and the time between reads (read_timeout).
+func streamedBody(r *http.Request) bool {
+	return r.Method == http.MethodPost && r.URL.Path == api.Version+"/operator/snapshot"
+}
+
 func (s *Server) handleSnapshotRestore(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
-	var req api.Snapshot
-	if err := decodeBody(r, &req); err != nil {
-		return nil, err
-	}
+	// Identity first: nobody else gets a single byte of the body read.
 	if err := s.mustManage(id); err != nil {
 		return nil, err
 	}
 	if !s.node.IsLeader() {
 		return nil, model.Err(model.PBSENotLeader)
 	}
-	if err := s.node.RestoreSnapshot(bytes.NewReader(req.Data), time.Minute); err != nil {
+	if ct := r.Header.Get("Content-Type"); ct != api.SnapshotContentType {
+		return nil, &model.PBSError{Code: model.PBSEInvalidRequest, Msg: "Invalid request: a snapshot restore is sent as " + api.SnapshotContentType + ", not " + ct}
+	}
+	lim := s.cfg.Limits.withDefaults()
+	body := &boundedBody{r: r.Body, left: lim.MaxSnapshotBytes, idle: lim.ReadTimeout.Duration, rc: http.NewResponseController(w)}
+	defer body.rc.SetReadDeadline(time.Time{})
+	if err := s.node.RestoreSnapshot(body, 10*time.Minute); err != nil {
+		if body.over {
+			return nil, &model.PBSError{Code: model.PBSEInvalidRequest, Msg: fmt.Sprintf("Invalid request: snapshot larger than limits.max_snapshot_bytes (%d)", lim.MaxSnapshotBytes)}
+		}
 		return nil, &model.PBSError{Code: model.PBSEInvalidRequest, Msg: "Invalid request: " + err.Error()}
 	}
-	s.logger.Printf("raft: %s@%s restored a snapshot (%d bytes)", id.User, id.Host, len(req.Data))
+	s.logger.Printf("raft: %s@%s restored a snapshot (%d bytes)", id.User, id.Host, body.n)
 	return nil, nil
+}
+
+// boundedBody streams a request body: at most left bytes, and each read
+// must make progress within idle (a client that stops sending is cut off,
+// however long the whole upload takes).
+type boundedBody struct {
+	r    io.Reader
+	left int64
+	n    int64
+	idle time.Duration
+	rc   *http.ResponseController
+	over bool
+}
+
+var errSnapshotTooLarge = errors.New("snapshot larger than limits.max_snapshot_bytes")
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more than allowed tells "too large" from "exactly at
+		// the limit".
+		var one [1]byte
+		if n, _ := b.r.Read(one[:]); n > 0 {
+			b.over = true
+			return 0, errSnapshotTooLarge
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	b.rc.SetReadDeadline(time.Now().Add(b.idle))
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	b.n += int64(n)
+	return n, err
 }

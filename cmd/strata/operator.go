@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"text/tabwriter"
 	"time"
@@ -134,13 +135,19 @@ func restoreSnapshot(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return cli.Exit("usage: strata operator snapshot restore FILE", 2)
 	}
-	data, err := os.ReadFile(c.Args().First())
+	path := c.Args().First()
+	// Opened here, with the caller's own permissions, and streamed: the
+	// server never opens a path it is given.
+	f, err := os.Open(path)
 	if err != nil {
 		return cli.Exit("strata operator snapshot restore: "+err.Error(), 1)
 	}
-	ctx, cancel := opContext(c)
+	f.Close()
+	// Longer than other operator commands: gigabytes may travel.
+	ctx, cancel := context.WithTimeout(c.Context, 30*time.Minute)
 	defer cancel()
-	if err := operatorClient().RestoreSnapshot(ctx, data); err != nil {
+	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	if err := operatorClient().RestoreSnapshot(ctx, open); err != nil {
 		return operatorErr("snapshot restore", err)
 	}
 	fmt.Fprintf(c.App.Writer, "restored %s\n", c.Args().First())

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,4 +75,69 @@ func TestOperatorRaftAndSnapshot(t *testing.T) {
 			return r.code == 153 && one.run("qstat", "-x", before).code == 0
 		})
 	}
+}
+
+// TestOperatorSnapshotLargerThanBodyLimit: a snapshot larger than
+// limits.max_body_bytes is restored (the restore streams, through a
+// follower to the leader); a file over max_snapshot_bytes is refused, and
+// so is anyone but a manager, before the body is read.
+func TestOperatorSnapshotLargerThanBodyLimit(t *testing.T) {
+	const maxBody, maxSnap = 64 << 10, 1 << 20
+	c := newHACluster(t, 3, 1, 1)
+	c.editServerConfigs(func(conf string) string {
+		return conf + fmt.Sprintf("\n[limits]\nmax_body_bytes = %d\nmax_snapshot_bytes = %d\n", maxBody, maxSnap)
+	})
+	c.leader(20 * time.Second)
+	// Held jobs with 16 KiB scripts: the state outgrows one request body.
+	script := "#!/bin/sh\n# " + strings.Repeat("x", 16<<10) + "\nexit 0\n"
+	var before []string
+	for i := 0; i < 8; i++ {
+		before = append(before, c.submit(script, "-h"))
+	}
+	snap := filepath.Join(c.work, "state.snap")
+	c.must("strata", "operator", "snapshot", "save", snap)
+	fi, err := os.Stat(snap)
+	if err != nil || fi.Size() <= maxBody {
+		t.Fatalf("snapshot of %v bytes (%v), want more than max_body_bytes %d", fi.Size(), err, maxBody)
+	}
+	after := c.submit(script, "-h")
+
+	// Not a manager: refused, whatever the size.
+	os.Chmod(snap, 0o644)
+	if r := c.runAs(nobody, "", "strata", "operator", "snapshot", "restore", snap); r.code != 159 || !strings.Contains(r.stderr, "Unauthorized Request") {
+		t.Fatalf("nobody restores: exit %d %q, want 159 Unauthorized Request", r.code, r.stderr)
+	}
+	// Over max_snapshot_bytes: refused, the state is untouched.
+	huge := filepath.Join(c.work, "huge.snap")
+	hdr, _ := os.ReadFile(snap)
+	line := hdr[:strings.IndexByte(string(hdr), '\n')+1]
+	os.WriteFile(huge, append(append([]byte(nil), line...), make([]byte, 2*maxSnap)...), 0o600)
+	if r := c.run("strata", "operator", "snapshot", "restore", huge); r.code == 0 || !strings.Contains(r.stderr, "max_snapshot_bytes") {
+		t.Fatalf("restore of %d bytes: exit %d %q, want refused over max_snapshot_bytes", 2*maxSnap, r.code, r.stderr)
+	}
+	if c.run("qstat", after).code != 0 {
+		t.Fatalf("a refused restore changed the state: %s is gone", after)
+	}
+
+	// Through every server's socket in turn (followers forward the
+	// stream to the leader): the later job is gone everywhere.
+	for _, s := range c.status() {
+		if s.Role != "server" {
+			continue
+		}
+		one := *c
+		one.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+sockOf(s))
+		one.must("strata", "operator", "snapshot", "restore", snap)
+	}
+	for _, s := range c.status() {
+		if s.Role != "server" {
+			continue
+		}
+		one := *c
+		one.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+sockOf(s))
+		waitFor(t, 10*time.Second, s.Name+" to show the restored state", func() bool {
+			return one.run("qstat", "-x", after).code == 153 && one.run("qstat", "-x", before[len(before)-1]).code == 0
+		})
+	}
+	t.Logf("restored a %d-byte snapshot with max_body_bytes %d through each server", fi.Size(), maxBody)
 }

@@ -88,6 +88,13 @@ func NewTCPClient(addr string, certs *pki.Source) *Client {
 	return c
 }
 
+// rawBody is a request body sent as it is (not JSON), opened anew for each
+// server a request is sent to.
+type rawBody struct {
+	contentType string
+	open        func() (io.ReadCloser, error)
+}
+
 // ConnectError is returned when the server cannot be reached at all; the
 // request was certainly not processed.
 type ConnectError struct {
@@ -125,7 +132,15 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 // doOne sends one request to the server at base.
 func (c *Client) doOne(ctx context.Context, base, method, path string, query url.Values, in, out any) error {
 	var body io.Reader
-	if in != nil {
+	contentType := "application/json"
+	if raw, ok := in.(rawBody); ok {
+		rc, err := raw.open()
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		body, contentType = rc, raw.contentType
+	} else if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
 			return fmt.Errorf("encode request: %w", err)
@@ -141,7 +156,7 @@ func (c *Client) doOne(ctx context.Context, base, method, path string, query url
 		return err
 	}
 	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"io"
 	"net/http"
 )
 
@@ -57,9 +58,15 @@ func (c *Client) SaveSnapshot(ctx context.Context) ([]byte, error) {
 	return out.Data, err
 }
 
-// RestoreSnapshot replaces the cluster's state with a saved snapshot.
-func (c *Client) RestoreSnapshot(ctx context.Context, data []byte) error {
-	return c.Do(ctx, http.MethodPost, "/operator/snapshot", nil, Snapshot{Data: data}, nil)
+// SnapshotContentType is the body of a snapshot restore: the snapshot
+// file's bytes as they are, streamed (it may be far larger than a
+// request's max_body_bytes).
+const SnapshotContentType = "application/vnd.strata.snapshot"
+
+// RestoreSnapshot replaces the cluster's state with a saved snapshot,
+// streamed from open (called again for each server tried).
+func (c *Client) RestoreSnapshot(ctx context.Context, open func() (io.ReadCloser, error)) error {
+	return c.Do(ctx, http.MethodPost, "/operator/snapshot", nil, rawBody{contentType: SnapshotContentType, open: open}, nil)
 }
 
 // RaftIndex is the leader's applied index (GET /raft/index), which a

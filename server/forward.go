@@ -72,7 +72,7 @@ func (s *Server) leaderAPI() string {
 	if id == "" || id == s.node.ID {
 		return ""
 	}
-	return s.cfg.peerAPI(id)
+	return s.peerAPI(id) // levels.go: [[peer]] tables, then replicated records
 }
 
 // forward sends a write a follower received on to the leader and relays

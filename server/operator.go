@@ -22,6 +22,8 @@ func (s *Server) operatorRoutes(mux *http.ServeMux) {
 	mux.Handle("GET "+v+"/operator/raft/peers", s.wrap(s.handleListPeers, false))
 	mux.Handle("POST "+v+"/operator/raft/peers", s.wrap(s.handleAddPeer, false))
 	mux.Handle("POST "+v+"/operator/raft/peers/remove", s.wrap(s.handleRemovePeer, false))
+	mux.Handle("POST "+v+"/operator/raft/transfer", s.wrap(s.handleTransferLeader, false))
+	mux.Handle("POST "+v+"/operator/raft/announce", s.wrap(s.handleAnnounce, false)) // levels.go
 	mux.Handle("GET "+v+"/operator/snapshot", s.wrap(s.handleSnapshotSave, false))
 	mux.Handle("POST "+v+"/operator/snapshot", s.wrap(s.handleSnapshotRestore, false))
 	// The liveness probe of clients of several servers (api/stall.go):
@@ -52,8 +54,9 @@ func (s *Server) handleListPeers(w http.ResponseWriter, r *http.Request, id *Ide
 	}
 	out := api.RaftPeersResponse{}
 	for _, p := range peers {
-		out.Peers = append(out.Peers, api.RaftPeer{ID: p.ID, Address: p.Address, Voter: p.Voter, Leader: p.Leader, APIAddr: s.cfg.peerAPI(p.ID)})
+		out.Peers = append(out.Peers, api.RaftPeer{ID: p.ID, Address: p.Address, Voter: p.Voter, Leader: p.Leader, APIAddr: s.peerAPI(p.ID)})
 	}
+	s.levelsView(&out)
 	return out, nil
 }
 
@@ -76,6 +79,33 @@ func (s *Server) handleAddPeer(w http.ResponseWriter, r *http.Request, id *Ident
 	}
 	s.logger.Printf("raft: %s@%s added %s at %s", id.User, id.Host, req.ID, req.Address)
 	return nil, nil
+}
+
+func (s *Server) handleTransferLeader(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	var req api.RaftPeerRequest
+	if err := decodeBody(r, &req); err != nil {
+		return nil, err
+	}
+	if err := s.mustManage(id); err != nil {
+		return nil, err
+	}
+	if !s.node.IsLeader() {
+		return nil, model.Err(model.PBSENotLeader)
+	}
+	peers, err := s.node.Peers()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range peers {
+		if p.ID == req.ID && p.Voter && p.ID != s.node.ID {
+			if err := s.node.TransferLeadership(p.ID, p.Address); err != nil {
+				return nil, &model.PBSError{Code: model.PBSESystem, Msg: model.Message(model.PBSESystem) + err.Error()}
+			}
+			s.logger.Printf("raft: %s@%s handed leadership to %s", id.User, id.Host, p.ID)
+			return nil, nil
+		}
+	}
+	return nil, &model.PBSError{Code: model.PBSEInvalidRequest, Msg: "Invalid request: no other voting server " + req.ID}
 }
 
 func (s *Server) handleRemovePeer(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {

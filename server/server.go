@@ -43,6 +43,8 @@ type Server struct {
 	// leadEnd is closed when the current leadership ends (peers.go).
 	leadMu  sync.Mutex
 	leadEnd chan struct{}
+	// members are the servers' announcements to this leader (levels.go).
+	members memberLevels
 }
 
 // New prepares a server; Run starts it.
@@ -117,6 +119,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.logger.Printf("server %s: api on %s and %s, raft on %s", s.cfg.Name, s.cfg.Socket, s.cfg.APIAddr, s.cfg.RaftAddr)
 
 	go s.watchLeadership(ctx)
+	go s.announceLoop(ctx) // levels.go
 	go s.accountingLoop(ctx)
 
 	select {

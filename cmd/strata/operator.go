@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -34,6 +35,8 @@ func operatorCommand() *cli.Command {
 					{Name: "remove-peer", Usage: "remove a server", Action: removePeer, Flags: []cli.Flag{
 						&cli.StringFlag{Name: "id", Usage: "the server's node_id"},
 						&cli.StringFlag{Name: "address", Usage: "or its raft_addr"}}},
+					{Name: "transfer-leader", Usage: "hand leadership to another server (before maintenance of the leader)", Action: transferLeader, Flags: []cli.Flag{
+						&cli.StringFlag{Name: "id", Required: true, Usage: "the node_id of the server to lead"}}},
 				},
 			},
 			{
@@ -79,15 +82,31 @@ func listPeers(c *cli.Context) error {
 		return operatorErr("raft list-peers", err)
 	}
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "Node\tAddress\tState\tVoter")
+	fmt.Fprintln(tw, "Node\tAddress\tState\tVoter\tAPI\tLevel")
 	for _, p := range resp.Peers {
 		state := "follower"
 		if p.Leader {
 			state = "leader"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", p.ID, p.Address, state, p.Voter)
+		level, apiAddr := "?", p.APIAddr
+		if p.Level > 0 {
+			level = fmt.Sprint(p.Level)
+		}
+		if apiAddr == "" {
+			apiAddr = "?"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\n", p.ID, p.Address, state, p.Voter, apiAddr, level)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// Rolling upgrades (docs/ha.md): the level every voter supports.
+	fmt.Fprintf(c.App.Writer, "\nCommand level in use: %d", resp.CommandLevel)
+	if len(resp.Behind) > 0 {
+		fmt.Fprintf(c.App.Writer, " (newer commands held back: %s)", strings.Join(resp.Behind, "; "))
+	}
+	fmt.Fprintln(c.App.Writer)
+	return nil
 }
 
 func addPeer(c *cli.Context) error {
@@ -97,6 +116,16 @@ func addPeer(c *cli.Context) error {
 		return operatorErr("raft add-peer", err)
 	}
 	fmt.Fprintf(c.App.Writer, "added %s at %s\n", c.String("id"), c.String("address"))
+	return nil
+}
+
+func transferLeader(c *cli.Context) error {
+	ctx, cancel := opContext(c)
+	defer cancel()
+	if err := operatorClient().TransferLeadership(ctx, api.RaftPeerRequest{ID: c.String("id")}); err != nil {
+		return operatorErr("raft transfer-leader", err)
+	}
+	fmt.Fprintf(c.App.Writer, "%s leads\n", c.String("id"))
 	return nil
 }
 

@@ -33,6 +33,9 @@ func TestOperatorRaftAndSnapshot(t *testing.T) {
 		out := c.must("strata", "operator", "raft", "list-peers")
 		m := map[string]string{}
 		for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			if l == "" {
+				break // the command level line follows
+			}
 			f := strings.Fields(l)
 			m[f[0]] = f[1] + " " + f[2]
 		}

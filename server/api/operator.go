@@ -14,11 +14,27 @@ type RaftPeer struct {
 	APIAddr string `json:"api_addr,omitempty"`
 	Voter   bool   `json:"voter"`
 	Leader  bool   `json:"leader"`
+	// Level is the command level the server supports, 0 when unknown to
+	// the server answering (docs/ha.md, rolling upgrades).
+	Level int `json:"level,omitempty"`
 }
 
 // RaftPeersResponse answers GET /operator/raft/peers.
 type RaftPeersResponse struct {
 	Peers []RaftPeer `json:"peers"`
+	// CommandLevel is the highest command level every voter supports, as
+	// far as the answering server knows; Behind names the voters below
+	// this release's level (new command types are held back for them).
+	CommandLevel int      `json:"command_level"`
+	Behind       []string `json:"behind,omitempty"`
+}
+
+// ServerAnnouncement is what a server tells the leader about itself.
+type ServerAnnouncement struct {
+	ID       string `json:"id"`
+	RaftAddr string `json:"raft_addr"`
+	APIAddr  string `json:"api_addr"`
+	Level    int    `json:"level"`
 }
 
 // RaftPeerRequest names a server to add (id and Raft address) or remove
@@ -44,6 +60,11 @@ func (c *Client) RaftPeers(ctx context.Context) (*RaftPeersResponse, error) {
 // AddRaftPeer adds a voter.
 func (c *Client) AddRaftPeer(ctx context.Context, req RaftPeerRequest) error {
 	return c.Do(ctx, http.MethodPost, "/operator/raft/peers", nil, req, nil)
+}
+
+// TransferLeadership hands leadership to the server req.ID.
+func (c *Client) TransferLeadership(ctx context.Context, req RaftPeerRequest) error {
+	return c.Do(ctx, http.MethodPost, "/operator/raft/transfer", nil, req, nil)
 }
 
 // RemoveRaftPeer removes a server.

@@ -169,7 +169,11 @@ func (s *Server) reconcileServers() {
 	}
 	if !s.mayEmit(raftstore.ServerInfoType) {
 		_, behind := s.clusterLevel()
-		msg := fmt.Sprintf("holding back %d ServerInfo entries (command level %d): %s", len(want), raftstore.ServerInfoType.Level(), strings.Join(behind, ", "))
+		var ids []string
+		for _, w := range want {
+			ids = append(ids, w.ID)
+		}
+		msg := fmt.Sprintf("holding back ServerInfo for %s (command level %d): %s", strings.Join(ids, ", "), raftstore.ServerInfoType.Level(), strings.Join(behind, ", "))
 		s.members.mu.Lock()
 		if s.members.heldBack != msg {
 			s.members.heldBack = msg

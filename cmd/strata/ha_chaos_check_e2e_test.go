@@ -96,7 +96,7 @@ func chaosCheck(t *testing.T, c *cluster, printed []string, ranLog string) chaos
 			t.Errorf("job %s finished (Exit_status %v) without running", id, j["Exit_status"])
 		case len(rs) > 1:
 			f.double++
-			t.Errorf("job %s ran %d times", id, len(rs))
+			t.Errorf("job %s ran %d times: %+v; run_count %v; accounting: %s", id, len(rs), rs, j["run_count"], acctOf(c, id))
 			for a := range rs {
 				for b := a + 1; b < len(rs); b++ {
 					if rs[a].start < rs[b].end && rs[b].start < rs[a].end {
@@ -244,4 +244,19 @@ func chaosAccounting(t *testing.T, c *cluster, jobs map[string]map[string]any) (
 		}
 	}
 	return len(logs[names[0]]), len(names), diffs, provisions
+}
+
+// acctOf is server1's accounting records of one job, for messages.
+func acctOf(c *cluster, id string) string {
+	files, _ := filepath.Glob(filepath.Join(c.dir, "server1", "data", "accounting", "[0-9]*"))
+	var out []string
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, ";"+id+";") {
+				out = append(out, l)
+			}
+		}
+	}
+	return strings.Join(out, " | ")
 }

@@ -32,6 +32,8 @@ func TestHAChaos(t *testing.T) {
 		rounds, clients = 4, 4
 	}
 	c := newHACluster(t, 3, 2, 4)
+	// Before anything is submitted: the servers move into namespaces.
+	part := newPartitioner(t, c, long)
 	c.leader(20 * time.Second)
 	c.provHook(strings.Replace(localHook, "${SLEEP:-2}", "1", 1), "alarm = 60")
 	for _, n := range []string{"node1", "node2"} {
@@ -101,6 +103,9 @@ echo "$PBS_JOBID $h $NCPUS $s $(date +%%s%%N) $img ${WANT:-}" >> %s
 		undo(lead)
 	}
 	restart := func(p haProc) {
+		if part != nil {
+			part.restartDead() // in its namespace
+		}
 		c.restart()
 		waitFor(t, 30*time.Second, p.Name+" back in the cluster", func() bool {
 			for _, q := range c.status() {
@@ -114,7 +119,6 @@ echo "$PBS_JOBID $h $NCPUS $s $(date +%%s%%N) $img ${WANT:-}" >> %s
 	kill := func(p haProc) { c.kill9(p.Name) }
 	sigstop := func(p haProc) { syscall.Kill(p.Pid, syscall.SIGSTOP) }
 	sigcont := func(p haProc) { syscall.Kill(p.Pid, syscall.SIGCONT) }
-	part := newPartitioner(t, c, long)
 	for r := 0; r < rounds; r++ {
 		// The leader dies while a vnode is being reimaged: the new leader
 		// must finish the operation and start the job.

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -60,7 +61,7 @@ func (c *Client) doFailover(ctx context.Context, method, path string, query url.
 	for i := 0; i < len(f.bases); i++ {
 		n := (start + i) % len(f.bases)
 		err = c.doWatched(ctx, f.bases[n], method, path, query, in, out)
-		if !f.moveOn(err) {
+		if !f.moveOn(method, err) {
 			f.mu.Lock()
 			f.cur = n
 			f.mu.Unlock()
@@ -81,11 +82,13 @@ func (c *Client) doFailover(ctx context.Context, method, path string, query url.
 }
 
 // moveOn reports whether err says the request was not handled by this
-// server and another may handle it.
-func (f *failover) moveOn(err error) bool {
+// server and another may handle it. A read whose reply was lost (the
+// server died while answering) is simply asked again elsewhere.
+func (f *failover) moveOn(method string, err error) bool {
 	var ce *ConnectError
 	var se *StalledError
-	if errors.As(err, &ce) || errors.As(err, &se) {
+	var lost *LostReplyError
+	if errors.As(err, &ce) || errors.As(err, &se) || (method == http.MethodGet && errors.As(err, &lost)) {
 		return true
 	}
 	var pe *model.PBSError

@@ -122,3 +122,27 @@ func TestStalledServerIsSkipped(t *testing.T) {
 		t.Fatalf("a slow live server must be waited for: %+v %v", info, err)
 	}
 }
+
+// A read whose reply is lost (the server dies while answering) is asked
+// again of the next server; a write is not (it may have been done).
+func TestLostReadMovesOn(t *testing.T) {
+	dir := t.TempDir()
+	dying := filepath.Join(dir, "dying.sock")
+	serveUnix(t, dying, func(w http.ResponseWriter, r *http.Request) {
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		conn.Close() // the reply is lost
+	})
+	good := filepath.Join(dir, "good.sock")
+	serveUnix(t, good, func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(ServerInfo{Name: "good"})
+	})
+	c := NewUnixClient(dying+","+good, "c")
+	if info, err := c.Server(context.Background()); err != nil || info.Name != "good" {
+		t.Fatalf("a lost read: %+v %v", info, err)
+	}
+	c = NewUnixClient(dying+","+good, "c") // starts again at the dying one
+	var lost *LostReplyError
+	if err := c.Delete(context.Background(), "1.svr", DeleteRequest{}); !errors.As(err, &lost) {
+		t.Fatalf("a lost write must be reported, not repeated elsewhere: %v", err)
+	}
+}

@@ -63,7 +63,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./scheduler/sim/ | tee -a /tmp/strata-gobench.txt
 	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --out docs/performance.md
 	# High availability: failover times and submission throughput, 3 servers against 1 (docs/ha.md).
-	STRATA_HA_BENCH=1 $(GO) test -tags e2e -count=1 -run '^TestHABench$$' -v ./cmd/strata/ | grep -E 'HA figures|^(ok|FAIL)'
+	STRATA_HA_BENCH=1 STRATA_HA_BENCH_OUT=$(CURDIR)/docs/performance.md $(GO) test -tags e2e -count=1 -run '^TestHABench$$' -v ./cmd/strata/ | grep -E 'HA figures|^(ok|FAIL)'
 
 
 clean:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -81,18 +82,25 @@ func (s *Server) handleAddPeer(w http.ResponseWriter, r *http.Request, id *Ident
 	return nil, nil
 }
 
-func (s *Server) handleTransferLeader(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+// membershipRequest decodes a membership change and checks that a manager
+// asks the leader; it returns the request and the current configuration.
+func (s *Server) membershipRequest(r *http.Request, id *Identity) (api.RaftPeerRequest, []raftstore.Peer, error) {
 	var req api.RaftPeerRequest
 	if err := decodeBody(r, &req); err != nil {
-		return nil, err
+		return req, nil, err
 	}
 	if err := s.mustManage(id); err != nil {
-		return nil, err
+		return req, nil, err
 	}
 	if !s.node.IsLeader() {
-		return nil, model.Err(model.PBSENotLeader)
+		return req, nil, model.Err(model.PBSENotLeader)
 	}
 	peers, err := s.node.Peers()
+	return req, peers, err
+}
+
+func (s *Server) handleTransferLeader(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
+	req, peers, err := s.membershipRequest(r, id)
 	if err != nil {
 		return nil, err
 	}
@@ -109,17 +117,7 @@ func (s *Server) handleTransferLeader(w http.ResponseWriter, r *http.Request, id
 }
 
 func (s *Server) handleRemovePeer(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
-	var req api.RaftPeerRequest
-	if err := decodeBody(r, &req); err != nil {
-		return nil, err
-	}
-	if err := s.mustManage(id); err != nil {
-		return nil, err
-	}
-	if !s.node.IsLeader() {
-		return nil, model.Err(model.PBSENotLeader)
-	}
-	peers, err := s.node.Peers()
+	req, peers, err := s.membershipRequest(r, id)
 	if err != nil {
 		return nil, err
 	}

@@ -67,17 +67,29 @@ func TestOperatorRaftAndSnapshot(t *testing.T) {
 	c.must("strata", "operator", "snapshot", "save", snap)
 	after := c.submit("#!/bin/sh\nexit 0\n")
 	c.must("strata", "operator", "snapshot", "restore", snap)
+	waitRestored(t, c, after, before)
+}
+
+// waitRestored waits until every server shows the restored state: job
+// gone (unknown, 153) and job kept.
+func waitRestored(t *testing.T, c *cluster, gone, kept string) {
+	t.Helper()
 	for _, s := range c.status() {
 		if s.Role != "server" {
 			continue
 		}
-		one := *c
-		one.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+sockOf(s))
+		one := c.viaSocket(sockOf(s))
 		waitFor(t, 10*time.Second, s.Name+" to show the restored state", func() bool {
-			r := one.run("qstat", "-x", after)
-			return r.code == 153 && one.run("qstat", "-x", before).code == 0
+			return one.run("qstat", "-x", gone).code == 153 && one.run("qstat", "-x", kept).code == 0
 		})
 	}
+}
+
+// viaSocket is c with commands sent to one server's socket only.
+func (c *cluster) viaSocket(sock string) *cluster {
+	one := *c
+	one.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+sock)
+	return &one
 }
 
 // TestOperatorSnapshotLargerThanBodyLimit: a snapshot larger than
@@ -125,22 +137,10 @@ func TestOperatorSnapshotLargerThanBodyLimit(t *testing.T) {
 	// Through every server's socket in turn (followers forward the
 	// stream to the leader): the later job is gone everywhere.
 	for _, s := range c.status() {
-		if s.Role != "server" {
-			continue
+		if s.Role == "server" {
+			c.viaSocket(sockOf(s)).must("strata", "operator", "snapshot", "restore", snap)
 		}
-		one := *c
-		one.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+sockOf(s))
-		one.must("strata", "operator", "snapshot", "restore", snap)
 	}
-	for _, s := range c.status() {
-		if s.Role != "server" {
-			continue
-		}
-		one := *c
-		one.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+sockOf(s))
-		waitFor(t, 10*time.Second, s.Name+" to show the restored state", func() bool {
-			return one.run("qstat", "-x", after).code == 153 && one.run("qstat", "-x", before[len(before)-1]).code == 0
-		})
-	}
+	waitRestored(t, c, after, before[len(before)-1])
 	t.Logf("restored a %d-byte snapshot with max_body_bytes %d through each server", fi.Size(), maxBody)
 }

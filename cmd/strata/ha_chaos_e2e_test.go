@@ -143,6 +143,18 @@ echo "$PBS_JOBID $h $NCPUS $s $(date +%%s%%N) $img ${WANT:-}" >> %s
 	wg.Wait()
 
 	f := chaosCheck(t, c, printed, ranLog)
+	// A slow start of a leadership (requests wait for it) is worth seeing.
+	for _, p := range c.status() {
+		if p.Role != "server" {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join(c.dir, p.Name+".log"))
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, "slow start") || strings.Contains(l, "leader barrier:") {
+				t.Logf("%s: %s", p.Name, l)
+			}
+		}
+	}
 	longest := time.Duration(0)
 	for _, g := range gaps {
 		longest = max(longest, g)

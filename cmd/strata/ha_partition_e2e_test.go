@@ -139,6 +139,16 @@ func (p *partitioner) start(name string) {
 	}
 	go cmd.Wait()
 	os.WriteFile(filepath.Join(p.c.dir, name+".pid"), []byte(fmt.Sprint(cmd.Process.Pid)), 0o644)
+	// `ip netns exec` execs the server in its turn; until it has, a look
+	// at /proc can miss it (its cmdline is empty in the middle of exec),
+	// and a `cluster start` then would launch a second copy in the root
+	// namespace over its pid file.
+	exe := filepath.Join(binDir, "strata")
+	waitFor(p.t, 10*time.Second, name+" to exec in its namespace", func() bool {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid))
+		argv0, _, _ := strings.Cut(string(b), "\x00")
+		return argv0 == exe
+	})
 }
 
 // restartDead starts every server of the namespaces that is not running.

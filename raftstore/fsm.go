@@ -34,6 +34,10 @@ type FSM struct {
 	restoredIndex func() uint64
 	// level is the command level this FSM applies (levels.go).
 	level int
+	// onEvents, if set, receives the event-log lines of committed entries
+	// (eventlog.go). It must not block for long: it runs in Raft's apply
+	// goroutine.
+	onEvents func([]model.LogEvent)
 }
 
 // NewFSM returns an FSM over an empty state store.
@@ -73,8 +77,9 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	out := make([]any, len(logs))
 	txn := st.db.Txn(true)
 	var types []MessageType
+	var events []model.LogEvent
 	for i, l := range logs {
-		res, typ, ok := f.applyEntry(txn, l)
+		res, typ, evs, ok := f.applyEntry(txn, l)
 		if !ok {
 			// Part of the failed entry may be in txn. Start again one
 			// transaction per entry, so that exactly the failed entries
@@ -86,10 +91,12 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		if typ != 0 {
 			types = append(types, typ)
 		}
+		events = append(events, evs...)
 	}
 	txn.Commit()
 	f.setApplied(logs)
 	f.notify(types)
+	f.emit(events)
 	return out
 }
 
@@ -98,9 +105,10 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 func (f *FSM) applyEach(st *StateStore, logs []*raft.Log) []any {
 	out := make([]any, len(logs))
 	var types []MessageType
+	var events []model.LogEvent
 	for i, l := range logs {
 		txn := st.db.Txn(true)
-		res, typ, ok := f.applyEntry(txn, l)
+		res, typ, evs, ok := f.applyEntry(txn, l)
 		out[i] = res
 		if !ok {
 			txn.Abort()
@@ -110,9 +118,11 @@ func (f *FSM) applyEach(st *StateStore, logs []*raft.Log) []any {
 		if typ != 0 {
 			types = append(types, typ)
 		}
+		events = append(events, evs...)
 	}
 	f.setApplied(logs)
 	f.notify(types)
+	f.emit(events)
 	return out
 }
 
@@ -126,25 +136,25 @@ func (f *FSM) notify(types []MessageType) {
 // panicked: txn then holds part of the entry and must be aborted. An entry
 // that does not decode is refused before anything is written (ok true,
 // nothing to undo).
-func (f *FSM) applyEntry(txn *memdb.Txn, l *raft.Log) (res any, typ MessageType, ok bool) {
+func (f *FSM) applyEntry(txn *memdb.Txn, l *raft.Log) (res any, typ MessageType, events []model.LogEvent, ok bool) {
 	if l.Type != raft.LogCommand {
-		return nil, 0, true
+		return nil, 0, nil, true
 	}
 	cmd, err := decodeAt(l.Data, f.level)
 	if err != nil {
 		f.logf("raftstore: log index %d refused: %v", l.Index, err)
-		return model.Errorf(model.PBSESystem, "log entry %d cannot be applied: %v", l.Index, err), 0, true
+		return model.Errorf(model.PBSESystem, "log entry %d cannot be applied: %v", l.Index, err), 0, nil, true
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			f.logf("raftstore: log index %d (%s) refused: apply panicked: %v\n%s", l.Index, cmd.Type(), p, debug.Stack())
-			res, typ, ok = model.Errorf(model.PBSESystem, "log entry %d (%s) cannot be applied", l.Index, cmd.Type()), 0, false
+			res, typ, events, ok = model.Errorf(model.PBSESystem, "log entry %d (%s) cannot be applied", l.Index, cmd.Type()), 0, nil, false
 		}
 	}()
-	w := &writer{txn: txn, index: l.Index}
+	w := &writer{txn: txn, index: l.Index, appended: l.AppendedAt.Unix()}
 	res = w.apply(cmd)
 	w.flushAcct()
-	return res, cmd.Type(), true
+	return res, cmd.Type(), w.events, true
 }
 
 func (f *FSM) logf(format string, args ...any) {

@@ -47,12 +47,18 @@ type Server struct {
 	members memberLevels
 }
 
-// New prepares a server; Run starts it.
+// New prepares a server logging to logOut with timestamps; Run starts it.
 func New(cfg *Config, logOut io.Writer) *Server {
+	return NewWithLogger(cfg, log.New(logOut, "", log.LstdFlags|log.Lmicroseconds))
+}
+
+// NewWithLogger prepares a server with its logger (the journal's, under
+// systemd: no timestamps, priority prefixes); Run starts it.
+func NewWithLogger(cfg *Config, logger *log.Logger) *Server {
 	host, _ := os.Hostname()
 	return &Server{
 		cfg:        cfg,
-		logger:     log.New(logOut, "", log.LstdFlags|log.Lmicroseconds),
+		logger:     logger,
 		hostname:   host,
 		trigger:    make(chan struct{}, 1),
 		heartbeats: map[string]time.Time{},
@@ -68,6 +74,12 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	s.fsm = fsm
+	evlog, err := openEventLog(s.cfg.DataDir, s.hostname, func() int { cfg := fsm.State().Snapshot().Config(); return cfg.LogEventMask() }, s.logger)
+	if err != nil {
+		return err
+	}
+	fsm.OnEvents(evlog.submit)
+	go evlog.run(ctx)
 	certs, err := pki.NewSource(s.cfg.TLS.Files())
 	if err != nil {
 		return fmt.Errorf("config [tls]: %w", err)

@@ -32,6 +32,8 @@ func (w *writer) apply(cmd Command) any {
 	switch c := cmd.(type) {
 	case *SubmitJob:
 		return w.submit(c)
+	case *ServerInfo:
+		return w.serverInfo(c)
 	case *ApplyPlan:
 		return w.plan(c)
 	case *RegisterHost:

@@ -32,6 +32,8 @@ type FSM struct {
 	// restoredIndex, if set, tells Restore the index of the snapshot it is
 	// restoring (the latest in the snapshot store).
 	restoredIndex func() uint64
+	// level is the command level this FSM applies (levels.go).
+	level int
 	// onEvents, if set, receives the event-log lines of committed entries
 	// (eventlog.go). It must not block for long: it runs in Raft's apply
 	// goroutine.
@@ -44,7 +46,7 @@ func NewFSM(logger *log.Logger, onApply func([]MessageType)) (*FSM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &FSM{state: st, logger: logger, onApply: onApply}, nil
+	return &FSM{state: st, logger: logger, onApply: onApply, level: CommandLevel()}, nil
 }
 
 // State returns the current state store (it changes on Restore).
@@ -138,7 +140,7 @@ func (f *FSM) applyEntry(txn *memdb.Txn, l *raft.Log) (res any, typ MessageType,
 	if l.Type != raft.LogCommand {
 		return nil, 0, nil, true
 	}
-	cmd, err := decode(l.Data)
+	cmd, err := decodeAt(l.Data, f.level)
 	if err != nil {
 		f.logf("raftstore: log index %d refused: %v", l.Index, err)
 		return model.Errorf(model.PBSESystem, "log entry %d cannot be applied: %v", l.Index, err), 0, nil, true
@@ -233,6 +235,9 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 		if err := s.snap.persistResvs(write); err != nil { // reservations
 			return err
 		}
+		if err := s.snap.persistServers(write); err != nil { // servers.go
+			return err
+		}
 		for _, ti := range s.snap.tableIndexes() {
 			if err := write("index", ti); err != nil {
 				return err
@@ -285,6 +290,8 @@ func readSnapshot(r io.Reader, db *memdb.MemDB) error {
 			obj, table = &model.AcctRecord{}, tableAcct
 		case "resv":
 			obj, table = &model.Reservation{}, tableResvs
+		case "server":
+			obj, table = &ServerRecord{}, tableServers
 		default:
 			return fmt.Errorf("unknown snapshot record %q", rec.Kind)
 		}

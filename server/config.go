@@ -43,7 +43,7 @@ type Config struct {
 	FastRaft bool `toml:"fast_raft"`
 	// RaftTimeout is Raft's heartbeat and election timeout (the leader
 	// lease is half of it): how long followers wait for a silent leader
-	// before electing another. 0 keeps Raft's default, 1s.
+	// before electing another. 0 means raftstore.DefaultTimeout (500ms).
 	RaftTimeout Duration `toml:"raft_timeout"`
 	// NodeID is this server's Raft id; with Peers it must name one of
 	// them. Peers lists every server of a multi-server cluster (this one

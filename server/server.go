@@ -47,6 +47,8 @@ type Server struct {
 	// leadEnd is closed when the current leadership ends (peers.go).
 	leadMu  sync.Mutex
 	leadEnd chan struct{}
+	// members are the servers' announcements to this leader (levels.go).
+	members memberLevels
 }
 
 // New prepares a server logging to logOut with timestamps; Run starts it.
@@ -136,6 +138,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.logger.Printf("server %s: api on %s and %s, raft on %s", s.cfg.Name, s.cfg.Socket, s.cfg.APIAddr, s.cfg.RaftAddr)
 
 	go s.watchLeadership(ctx)
+	go s.announceLoop(ctx) // levels.go
 	go s.accountingLoop(ctx)
 
 	select {

@@ -22,8 +22,8 @@ func TestHAStoppedServer(t *testing.T) {
 			first = p
 		}
 	}
-	if !strings.Contains(envValue(c.env, "STRATA_SOCKET"), sockOf(first)+",") {
-		t.Fatalf("server1's socket is not first in STRATA_SOCKET %q", envValue(c.env, "STRATA_SOCKET"))
+	if v, _ := envValue(c.env, "STRATA_SOCKET"); !strings.Contains(v, sockOf(first)+",") {
+		t.Fatalf("server1's socket is not first in STRATA_SOCKET %q", v)
 	}
 	if err := syscall.Kill(first.Pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -46,15 +46,4 @@ func TestHAStoppedServer(t *testing.T) {
 	}
 	syscall.Kill(first.Pid, syscall.SIGCONT)
 	c.leader(20 * time.Second)
-}
-
-// envValue returns the last value of key in env.
-func envValue(env []string, key string) string {
-	v := ""
-	for _, e := range env {
-		if s, ok := strings.CutPrefix(e, key+"="); ok {
-			v = s
-		}
-	}
-	return v
 }

@@ -48,13 +48,14 @@ func sourced(t *testing.T, file string) []string {
 	return strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
 }
 
-func envValue(env []string, key string) (string, bool) {
+func envValue(env []string, key string) (value string, ok bool) {
+	// The last entry wins, as when the environment is passed to exec.
 	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, key+"="); ok {
-			return v, true
+		if v, found := strings.CutPrefix(kv, key+"="); found {
+			value, ok = v, true
 		}
 	}
-	return "", false
+	return value, ok
 }
 
 // TestRemoteCommandsThroughEnvRemote drives the PBS commands as a login

@@ -368,3 +368,28 @@ func TestClusterCommandsReadTheDirFromTheEnvironment(t *testing.T) {
 		t.Fatalf("status after stop:\n%s", out)
 	}
 }
+
+// TestRestartedServerNeverSaysUnknownJob: a server restarted after kill -9
+// holds its last snapshot before it has replayed the log after it; it must
+// not answer from that state (a job acknowledged since would read "Unknown
+// Job Id"): it waits for its election and replay.
+func TestRestartedServerNeverSaysUnknownJob(t *testing.T) {
+	c := startCluster(t, 1, 1)
+	var last string
+	for i := 0; i < 5; i++ {
+		last = c.submit("true\n", "-h")
+	}
+	c.kill9("server1")
+	restart := exec.Command(filepath.Join(binDir, "strata"), "cluster", "start", "--dir", c.dir)
+	if err := restart.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer restart.Wait()
+	waitFor(t, 30*time.Second, "the restarted server to show "+last, func() bool {
+		r := c.run("qstat", last)
+		if strings.Contains(r.stderr, "Unknown Job Id") {
+			t.Fatalf("the restarted server answered from its old state: %s", r.stderr)
+		}
+		return r.code == 0
+	})
+}

@@ -18,24 +18,6 @@ import (
 // MaxOutput bounds what is kept of a hook's stdout and stderr each.
 const MaxOutput = 64 << 10
 
-// Event is what a hook receives as JSON on stdin.
-type Event struct {
-	Type      string `json:"type"`
-	Hook      string `json:"hook"`
-	Requestor string `json:"requestor,omitempty"`
-	// Job is the job the event is about, with its attributes.
-	Job    *model.Job `json:"job,omitempty"`
-	Vnodes []string   `json:"vnode_list,omitempty"`
-	// SrcQueue is set for movejob: the queue the job leaves (Job.Queue is
-	// already the destination, as in PBS's movejob event).
-	SrcQueue string `json:"src_queue,omitempty"`
-	// Vnode and AOE are set for provision events.
-	Vnode string `json:"vnode,omitempty"`
-	AOE   string `json:"aoe,omitempty"`
-	// Config is the hook's configuration file (application/x-config).
-	Config string `json:"config,omitempty"`
-}
-
 // Reply is the optional JSON a hook writes on stdout.
 type Reply struct {
 	// Accept overrides the exit status when present.
@@ -43,8 +25,22 @@ type Reply struct {
 	// RejectMessage is shown to the requestor when the hook rejects.
 	RejectMessage string `json:"reject_message,omitempty"`
 	// Job holds attribute changes: "Resource_List.walltime", "Job_Name",
-	// "Priority", "comment", "Account_Name", "project".
+	// "Priority", "comment", "Account_Name", "project", "Variable_List.X"...
 	Job map[string]string `json:"job,omitempty"`
+	// Log holds pbs.logmsg and pbs.logjobmsg lines, logged by the caller
+	// whatever the hook's debug says.
+	Log []LogEntry `json:"log,omitempty"`
+	// HookError is set by the pbs module when the hook raised an exception:
+	// the run failed (fail_action applies) and HookError is the message
+	// the requestor sees.
+	HookError string `json:"hook_error,omitempty"`
+}
+
+// LogEntry is one line a hook asked to have logged.
+type LogEntry struct {
+	Level int    `json:"level,omitempty"`
+	Job   string `json:"job,omitempty"` // pbs.logjobmsg's job id
+	Msg   string `json:"msg"`
 }
 
 // Outcome is how one hook run ended.
@@ -53,6 +49,7 @@ type Outcome struct {
 	Accept  bool
 	Message string // reject message (from the hook or describing a failure)
 	Changes map[string]string
+	Log     []LogEntry
 	// Failed means the hook did not run to a proper answer (could not start,
 	// alarm, malformed output): fail_action applies.
 	Failed bool
@@ -68,7 +65,13 @@ type Runner struct {
 	// Env is added to the hook's environment (an agent's provision hook
 	// gets STRATA_HOOK_AOE_FILE).
 	Env []string
+	// Lookup, when set, answers a Python hook's queries (query.go).
+	Lookup Lookup
 }
+
+// pythonTraceback starts what Python writes on stderr for an uncaught
+// exception: such a run failed, it did not merely reject.
+const pythonTraceback = "Traceback (most recent call last):"
 
 // Credential is who a hook runs as; nil keeps the caller's identity.
 type Credential struct {
@@ -81,11 +84,26 @@ type Credential struct {
 func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credential) Outcome {
 	out := Outcome{Hook: h.Name}
 	fail := func(format string, args ...any) Outcome {
-		out.Accept, out.Failed = false, true
+		out.Accept, out.Failed, out.Changes = false, true, nil
 		out.Message = fmt.Sprintf(format, args...)
 		return out
 	}
-	path, err := r.writeScript(h)
+	dir := r.Dir
+	if cred != nil && os.Geteuid() == 0 {
+		// The hook runs as another user, who may not reach the daemon's
+		// directory: its script and module go to a directory of its own
+		// for this run, root's and readable (not writable) by that user.
+		d, err := os.MkdirTemp("", "strata-hook-")
+		if err != nil {
+			return fail("hook '%s': cannot prepare a directory: %v", h.Name, err)
+		}
+		defer os.RemoveAll(d)
+		if err := os.Chmod(d, 0o755); err != nil {
+			return fail("hook '%s': cannot prepare a directory: %v", h.Name, err)
+		}
+		dir = d
+	}
+	path, err := writeScript(dir, h)
 	if err != nil {
 		return fail("hook '%s': cannot prepare script: %v", h.Name, err)
 	}
@@ -100,30 +118,61 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 	if alarm <= 0 {
 		alarm = 30 * time.Second
 	}
+	env := append(os.Environ(), hookEnv(ev)...)
 	var cmd *exec.Cmd
-	if h.ContentType == model.HookContentPython {
+	python := h.ContentType == model.HookContentPython
+	if python {
+		lib, err := writeModule(dir)
+		if err != nil {
+			return fail("hook '%s': cannot prepare the pbs module: %v", h.Name, err)
+		}
 		py := r.Python
 		if py == "" {
 			py = "python3"
 		}
-		cmd = exec.Command(py, path)
+		// -s: no user site-packages (a pbsuser hook runs as the job owner,
+		// whose ~/.local must not shadow the module); the inherited
+		// PYTHON* variables are dropped for the same reason, and
+		// PYTHONSAFEPATH (Python 3.11+) keeps the script's directory off
+		// sys.path, so only the module directory and the standard library
+		// answer an import.
+		cmd = exec.Command(py, "-s", path)
+		env = append(withoutPython(env), "PYTHONPATH="+lib, "PYTHONDONTWRITEBYTECODE=1", "PYTHONSAFEPATH=1")
 	} else {
 		cmd = exec.Command(path)
 	}
-	cmd.Dir = r.Dir
+	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(input)
 	stdout, stderr := &boundedBuffer{max: MaxOutput}, &boundedBuffer{max: MaxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Env = append(append(os.Environ(), hookEnv(ev)...), r.Env...)
+	cmd.Env = append(env, r.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if cred != nil && os.Geteuid() == 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: cred.UID, Gid: cred.GID}
 	}
+	var queries *queryPipes
+	if python && r.Lookup != nil {
+		if queries, err = newQueryPipes(); err != nil {
+			return fail("hook '%s': cannot prepare queries: %v", h.Name, err)
+		}
+		cmd.ExtraFiles = queries.child()
+		cmd.Env = append(cmd.Env, queryEnv)
+	}
 	if err := cmd.Start(); err != nil {
+		queries.close()
 		return fail("hook '%s': cannot run: %v", h.Name, err)
 	}
+	if queries != nil {
+		queries.serve(r.Lookup, cred)
+	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		// A forked child of the hook may hold the channel open; the hook
+		// is over, so is the channel.
+		queries.close()
+		done <- err
+	}()
 	timer := time.NewTimer(alarm)
 	defer timer.Stop()
 	var werr error
@@ -133,6 +182,7 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 		// The whole group: a hook's children must not outlive it.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
+		out.Stderr = stderr.String()
 		return fail("alarm call while running %s hook '%s', request rejected", ev.Type, h.Name)
 	case <-ctx.Done():
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -154,15 +204,24 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 	}
 	if rep, err := ParseReply(stdout.String()); err != nil {
 		return fail("hook '%s' rejected the request: malformed output: %v", h.Name, err)
+	} else if rep == nil && python && out.Exit != 0 && strings.Contains(out.Stderr, pythonTraceback) {
+		// A Python hook that does not use the pbs module and died on an
+		// exception: PBS's wording, and a failure.
+		return fail("request rejected as filter hook '%s' encountered an exception. Please inform Admin", h.Name)
 	} else if rep != nil {
 		if rep.Accept != nil {
 			out.Accept = *rep.Accept
 		}
 		out.Message = rep.RejectMessage
 		out.Changes = rep.Job
+		out.Log = rep.Log
+		if rep.HookError != "" {
+			return fail("%s", rep.HookError)
+		}
 	}
 	if !out.Accept && out.Message == "" {
-		out.Message = fmt.Sprintf("%s hook '%s' rejected the request", ev.Type, h.Name)
+		// PBS's words for a rejection without a message.
+		out.Message = fmt.Sprintf("%s request rejected by '%s'", ev.Type, h.Name)
 	}
 	return out
 }
@@ -192,7 +251,7 @@ func ParseReply(stdout string) (*Reply, error) {
 }
 
 func hookEnv(ev Event) []string {
-	env := []string{"STRATA_HOOK_EVENT=" + ev.Type, "STRATA_HOOK_NAME=" + ev.Hook, "STRATA_HOOK_REQUESTOR=" + ev.Requestor}
+	env := []string{"STRATA_HOOK_EVENT=" + ev.Type, "STRATA_HOOK_NAME=" + ev.Hook, "STRATA_HOOK_REQUESTOR=" + ev.Requestor, "STRATA_HOOK_REQUESTOR_HOST=" + ev.RequestorHost}
 	if ev.Job != nil {
 		env = append(env, "STRATA_HOOK_JOBID="+ev.Job.ID, "STRATA_HOOK_JOBOWNER="+ev.Job.User, "STRATA_HOOK_QUEUE="+ev.Job.Queue)
 	}
@@ -207,11 +266,11 @@ func hookEnv(ev Event) []string {
 
 // writeScript writes the hook's script to a private file (readable by a
 // hook user other than root, so the directory and file are 0755).
-func (r *Runner) writeScript(h *model.Hook) (string, error) {
-	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+func writeScript(dir string, h *model.Hook) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(r.Dir, "hook-"+h.Name+"-*")
+	f, err := os.CreateTemp(dir, "hook-"+h.Name+"-*")
 	if err != nil {
 		return "", err
 	}

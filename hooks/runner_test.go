@@ -21,7 +21,7 @@ func shellHook(name, body string, alarm int) *model.Hook {
 }
 
 func testEvent() Event {
-	return Event{Type: "queuejob", Requestor: "alice@login1",
+	return Event{Type: "queuejob", Requestor: "alice", RequestorHost: "login1",
 		Job: &model.Job{ID: "12.srv", Name: "sim", User: "alice", Queue: "workq", ResourceList: map[string]string{"ncpus": "2"}}}
 }
 
@@ -47,7 +47,7 @@ func TestRunRejectByExitStatus(t *testing.T) {
 	if out.Accept || out.Failed || out.Exit != 3 {
 		t.Fatalf("outcome: %+v", out)
 	}
-	if out.Message != "queuejob hook 'no' rejected the request" {
+	if out.Message != "queuejob request rejected by 'no'" {
 		t.Errorf("default reject message: %q", out.Message)
 	}
 	if out.Stderr != "oops\n" {
@@ -153,7 +153,7 @@ func TestRunEnvironmentAndStdin(t *testing.T) {
 		t.Fatalf("outcome: %+v", out)
 	}
 	env, _ := os.ReadFile(envFile)
-	for _, want := range []string{"STRATA_HOOK_EVENT=queuejob", "STRATA_HOOK_NAME=env", "STRATA_HOOK_REQUESTOR=alice@login1",
+	for _, want := range []string{"STRATA_HOOK_EVENT=queuejob", "STRATA_HOOK_NAME=env", "STRATA_HOOK_REQUESTOR=alice", "STRATA_HOOK_REQUESTOR_HOST=login1",
 		"STRATA_HOOK_JOBID=12.srv", "STRATA_HOOK_JOBOWNER=alice", "STRATA_HOOK_QUEUE=workq", "EXTRA_FROM_RUNNER=1"} {
 		if !strings.Contains(string(env), want+"\n") {
 			t.Errorf("environment lacks %s", want)
@@ -168,7 +168,10 @@ func TestRunEnvironmentAndStdin(t *testing.T) {
 		t.Fatalf("stdin is not JSON: %v\n%s", err, in)
 	}
 	job, _ := ev["job"].(map[string]any)
-	if ev["type"] != "queuejob" || ev["hook"] != "env" || ev["requestor"] != "alice@login1" || job["id"] != "12.srv" || job["name"] != "sim" {
+	// The job under its PBS attribute names, as qstat -f -F json shows them.
+	rl, _ := job["Resource_List"].(map[string]any)
+	if ev["type"] != "queuejob" || ev["hook_name"] != "env" || ev["requestor"] != "alice" || ev["requestor_host"] != "login1" ||
+		job["id"] != "12.srv" || job["Job_Name"] != "sim" || job["euser"] != "alice" || job["queue"] != "workq" || rl["ncpus"] != "2" {
 		t.Errorf("event on stdin: %s", in)
 	}
 
@@ -193,7 +196,7 @@ func TestRunPythonContentType(t *testing.T) {
 	// python3.
 	h := &model.Hook{Name: "py", Enabled: true, Alarm: 10, ContentType: model.HookContentPython, Script: `import json, os, sys
 ev = json.load(sys.stdin)
-print(json.dumps({"job": {"Job_Name": ev["job"]["name"] + "-" + os.environ["STRATA_HOOK_EVENT"]}}))
+print(json.dumps({"job": {"Job_Name": ev["job"]["Job_Name"] + "-" + os.environ["STRATA_HOOK_EVENT"]}}))
 `}
 	out := run(t, h, testEvent())
 	if !out.Accept || out.Failed || out.Changes["Job_Name"] != "sim-queuejob" {
@@ -227,5 +230,24 @@ func TestRunConfigPassedThrough(t *testing.T) {
 	var ev Event
 	if err := json.Unmarshal(in, &ev); err != nil || ev.Config != "threshold=4\n" {
 		t.Errorf("config on stdin: %v %q", err, ev.Config)
+	}
+}
+
+// A hook run as another user (pbsuser) runs although the daemon's hook
+// directory is private to the daemon, and cannot write where its script
+// and the module are.
+func TestRunAsOtherUserPrivateDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a hook as another user")
+	}
+	dir := filepath.Join(t.TempDir(), "private")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Dir: dir}
+	body := `echo "{\"reject_message\": \"$(id -u) $(touch "$0" 2>/dev/null && echo writable || echo readonly)\"}"; exit 1` + "\n"
+	out := r.Run(context.Background(), shellHook("who", body, 5), testEvent(), &Credential{UID: 65534, GID: 65534})
+	if out.Accept || out.Failed || out.Message != "65534 readonly" {
+		t.Fatalf("outcome: %+v", out)
 	}
 }

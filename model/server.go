@@ -90,6 +90,9 @@ type ServerConfig struct {
 
 	// SchedulerIteration is the periodic cycle in seconds (0: the file's).
 	SchedulerIteration int64 `json:"scheduler_iteration,omitempty"`
+	// LogEvents is log_events, the mask of event classes the event log
+	// keeps (model.Log*); nil means DefaultLogEvents.
+	LogEvents *int64 `json:"log_events,omitempty"`
 	// MaxRun and MaxQueued are PBS limit lists, as on queues.
 	MaxRun       string `json:"max_run,omitempty"`
 	MaxQueued    string `json:"max_queued,omitempty"`
@@ -166,4 +169,12 @@ func cutAt(s string) (string, string, bool) {
 		}
 	}
 	return s, "", false
+}
+
+// LogEventMask is log_events, or its default when unset.
+func (c *ServerConfig) LogEventMask() int {
+	if c.LogEvents == nil {
+		return DefaultLogEvents
+	}
+	return int(*c.LogEvents)
 }

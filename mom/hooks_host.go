@@ -59,10 +59,8 @@ func (a *Agent) runHostEvent(ctx context.Context, event string) {
 }
 
 func (a *Agent) runHostHook(ctx context.Context, h *model.Hook, event string) {
-	out := a.hostRunner().Run(ctx, h, hooks.Event{Type: event, Requestor: hookRequestor}, nil)
-	if h.Debug || !out.Accept {
-		a.logger.Printf("%s hook %s: accept=%v exit=%d msg=%q stderr=%q", event, h.Name, out.Accept, out.Exit, out.Message, out.Stderr)
-	}
+	out := a.hostRunner().Run(ctx, h, hooks.Event{Type: event, Requestor: hookRequestor, RequestorHost: a.cfg.Host}, nil)
+	logHookRun(a.logger, h, event, &out)
 	if event != "exechost_startup" {
 		return
 	}

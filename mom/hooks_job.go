@@ -3,6 +3,8 @@ package mom
 import (
 	"context"
 	"errors"
+	"io"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +17,14 @@ import (
 // fileHookFail is written by the shepherd when a job hook failed and its
 // fail_action asks the server for something; the agent sends it on.
 const fileHookFail = "hookfail.json"
+
+// fileHookLog holds what the job's hooks asked to log and their failures,
+// written by the shepherd; the agent copies it into its own log when the
+// job ends (the shepherd's log goes away with the job's directory).
+const fileHookLog = "hooks.log"
+
+// maxHookLogRelay bounds what the agent copies of a job's hook log.
+const maxHookLogRelay = 64 << 10
 
 // hookRequestor is the requestor of execution-host events (PBS's name).
 const hookRequestor = "pbs_mom"
@@ -65,7 +75,14 @@ func (r *jobRunner) runJobHooks(event string, j *model.Job) *hooks.Outcome {
 		all[h.Name] = h
 	}
 	runner := &hooks.Runner{Dir: r.dir}
-	ev := hooks.Event{Type: event, Requestor: hookRequestor, Job: j, Vnodes: jobVnodes(j)}
+	logger := r.logger
+	if f, err := os.OpenFile(filepath.Join(r.dir, fileHookLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err == nil {
+		defer f.Close()
+		logger = log.New(io.MultiWriter(f, r.logger.Writer()), r.logger.Prefix(), r.logger.Flags())
+	}
+	// The agent holds no server state: pbs.server() gives the name only.
+	ev := hooks.Event{Type: event, Requestor: hookRequestor, RequestorHost: j.MSHost, Job: j, Vnodes: jobVnodes(j),
+		Server: &hooks.ServerView{Name: j.Server}}
 	for _, h := range model.OrderedHooks(all, event) {
 		h := h
 		var cred *hooks.Credential
@@ -73,9 +90,7 @@ func (r *jobRunner) runJobHooks(event string, j *model.Job) *hooks.Outcome {
 			cred = &hooks.Credential{UID: uint32(j.UID), GID: uint32(j.GID)}
 		}
 		out := runner.Run(context.Background(), &h, ev, cred)
-		if h.Debug || !out.Accept {
-			r.logger.Printf("%s hook %s: accept=%v exit=%d msg=%q stderr=%q", event, h.Name, out.Accept, out.Exit, out.Message, out.Stderr)
-		}
+		logHookRun(logger, &h, event, &out)
 		if out.Failed {
 			r.noteHookFailure(&h, event)
 		}
@@ -130,6 +145,34 @@ func (r *jobRunner) endHooks(event string, res *Result) {
 	r.runJobHooks(event, &j)
 }
 
+// relayHookLog copies what the job's hooks logged (hooks.log, bounded) into
+// the agent's log, so a failed job hook is in the agent's log whatever its
+// debug says. Each line was written by logHookRun: quoted, one line each.
+func (a *Agent) relayHookLog(rec *record) {
+	f, err := os.Open(filepath.Join(rec.dir, fileHookLog))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, maxHookLogRelay))
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if line != "" {
+			a.logger.Printf("job %s: %s", rec.job.ID, line)
+		}
+	}
+}
+
+// logHookRun logs a hook's pbs.logmsg lines and, when it failed or
+// rejected (or debug is set), the run with its stderr.
+func logHookRun(logger *log.Logger, h *model.Hook, event string, out *hooks.Outcome) {
+	for _, line := range out.HookLogLines(event) {
+		logger.Print(line)
+	}
+	if out.ShouldLog(h.Debug) {
+		logger.Print(out.LogLine(event))
+	}
+}
+
 func hasFailAction(h *model.Hook, action string) bool {
 	for _, fa := range strings.Split(h.FailAction, ",") {
 		if strings.TrimSpace(fa) == action {
@@ -156,6 +199,7 @@ func jobVnodes(j *model.Job) []string {
 // so the requeued job cannot be placed on this host again in between. It
 // reports whether it took over reporting res. Caller holds a.mu.
 func (a *Agent) holdForHookFailureLocked(rec *record, res *Result) bool {
+	a.relayHookLog(rec)
 	var f hookFailure
 	if err := readJSON(filepath.Join(rec.dir, fileHookFail), &f); err != nil || len(f.Actions) == 0 || a.bgCtx == nil {
 		return false

@@ -20,6 +20,12 @@ type writer struct {
 	pack *compactor
 	// acctN counts the accounting records the entry made (accounting.go).
 	acctN uint64
+	// events are the entry's lines for the servers' event logs, handed
+	// to the FSM's sink once the entry is committed (eventlog.go).
+	events []model.LogEvent
+	// appended is when the leader appended the entry (replicated with
+	// it), the time of event-log lines whose command carries none.
+	appended int64
 }
 
 func newJob() *model.Job     { return &model.Job{} }
@@ -29,6 +35,8 @@ func (w *writer) apply(cmd Command) any {
 	switch c := cmd.(type) {
 	case *SubmitJob:
 		return w.submit(c)
+	case *ServerInfo:
+		return w.serverInfo(c)
 	case *ApplyPlan:
 		return w.plan(c)
 	case *RegisterHost:
@@ -131,6 +139,7 @@ func (w *writer) touchHost(host string) {
 }
 
 func (w *writer) putVnode(v *model.Vnode) {
+	w.vnodeStateEvent(w.vnode(v.Name), v)
 	w.must(w.txn.Insert(tableVnodes, v))
 	w.touch(tableVnodes)
 }
@@ -232,9 +241,9 @@ func (w *writer) submit(c *SubmitJob) any {
 	evalState(j, c.Now)
 	j.Env = append(j.Env, model.EnvVar{Name: "PBS_O_QUEUE", Value: j.Queue})
 	j.History = nil
-	note(j, c.Now, "Job Queued at request of %s, owner = %s, job name = %s, queue = %s", j.Owner, j.Owner, j.Name, j.Queue)
+	w.note(j, c.Now, "Job Queued at request of %s, owner = %s, job name = %s, queue = %s", j.Owner, j.Owner, j.Name, j.Queue)
 	if j.State != model.StateQueued {
-		note(j, c.Now, "Job state %s, substate %d", j.State, j.Substate)
+		w.note(j, c.Now, "Job state %s, substate %d", j.State, j.Substate)
 	}
 	w.putJob(j)
 	w.acctQueued(j, c.Now)
@@ -378,7 +387,7 @@ func (w *writer) run(r *model.RunDecision, now int64) bool {
 	j.NeverRunEpoch = 0
 	j.Comment = ""
 	j.Comment = fmt.Sprintf("Job run at %s on %s", pbsTime(now), j.ExecVnode(w.meta().Config.Defs))
-	note(j, now, "Job Run at request of Scheduler on exec_vnode %s", j.ExecVnode(w.meta().Config.Defs))
+	w.note(j, now, "Job Run at request of Scheduler on exec_vnode %s", j.ExecVnode(w.meta().Config.Defs))
 	w.provisionEnqueue(j, now) // provisioning hook point: R substate 71 when vnodes need it
 	w.putJob(j)
 	if parent != nil {

@@ -67,7 +67,7 @@ func (w *writer) subjobStarted(p, sub *model.Job, now int64) {
 	was := p.State
 	evalState(p, now)
 	if p.State != was {
-		note(p, now, "Job state %s, substate %d: subjob %s started", p.State, p.Substate, sub.ID)
+		w.note(p, now, "Job state %s, substate %d: subjob %s started", p.State, p.Substate, sub.ID)
 	}
 	w.putJob(p)
 	if p.State != was {
@@ -116,7 +116,7 @@ func (w *writer) settleArray(p *model.Job, now int64) {
 	if p.Deleter != "" {
 		p.Substate = model.SubTerminated
 	}
-	note(p, now, "Array job finished, Exit_status=%d", exit)
+	w.note(p, now, "Array job finished, Exit_status=%d", exit)
 	w.toHistory(p)
 }
 
@@ -195,10 +195,10 @@ func (w *writer) deleteArrayID(c *DeleteJob) (result any, handled bool) {
 	p.Array.Done = p.Array.Done.AddSet(drop)
 	if inside == "" {
 		p.Deleter = c.Requestor
-		note(p, c.Now, "Job deleted at request of %s", c.Requestor)
+		w.note(p, c.Now, "Job deleted at request of %s", c.Requestor)
 		w.acctDeleted(p.ID, c.Requestor, c.Now)
 	} else if len(drop) > 0 {
-		note(p, c.Now, "Subjobs %s deleted at request of %s", p.Array.Indices(drop), c.Requestor)
+		w.note(p, c.Now, "Subjobs %s deleted at request of %s", p.Array.Indices(drop), c.Requestor)
 	}
 	w.putJob(p)
 	for _, s := range rows {

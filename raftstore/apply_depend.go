@@ -74,7 +74,7 @@ func (w *writer) addBefore(j *model.Job, d model.Dep, now int64) {
 		c.Hold = addHold(c.Hold, "s")
 		evalState(c, now)
 	}
-	note(c, now, "Dependency on job %s added by its submission", j.ID)
+	w.note(c, now, "Dependency on job %s added by its submission", j.ID)
 	w.putJob(c)
 }
 
@@ -115,7 +115,7 @@ func (w *writer) parentChanged(p *model.Job, now int64) {
 			c.Substate = model.SubTerminated
 			c.Obit, c.Mtime = now, now
 			c.Comment = "Job deleted as result of dependency on job " + p.ID
-			note(c, now, "%s", c.Comment)
+			w.note(c, now, "%s", c.Comment)
 			w.toHistory(c)
 			continue
 		}
@@ -127,7 +127,7 @@ func (w *writer) parentChanged(p *model.Job, now int64) {
 			c.Hold = removeHolds(c.Hold, "s")
 			evalState(c, now)
 			c.Etime = now
-			note(c, now, "Dependency on job %s satisfied, job released", p.ID)
+			w.note(c, now, "Dependency on job %s satisfied, job released", p.ID)
 		}
 		c.Mtime = now
 		w.putJob(c)

@@ -1,6 +1,7 @@
 package raftstore
 
 import (
+	"strings"
 	"fmt"
 
 	"github.com/strata-hpc/strata/model"
@@ -13,8 +14,13 @@ const maxHistory = 64
 // note appends an event to a job's log. j must be a copy the caller is
 // about to store; the time is the command's, so every server writes the
 // same log.
-func note(j *model.Job, now int64, format string, args ...any) {
+func (w *writer) note(j *model.Job, now int64, format string, args ...any) {
 	ev := model.Event{Time: now, Text: fmt.Sprintf(format, args...)}
+	typ := model.LogJob
+	if strings.HasPrefix(ev.Text, "Exit_status=") {
+		typ = model.LogJobUsage
+	}
+	w.logEvent(now, typ, "Job", j.ID, ev.Text)
 	if len(j.History) >= maxHistory {
 		h := make([]model.Event, 0, maxHistory)
 		h = append(h, j.History[0])

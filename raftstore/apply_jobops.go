@@ -59,7 +59,7 @@ func (w *writer) holdJob(c *HoldJob) any {
 	if !j.IsRunning() {
 		evalState(j, c.Now)
 	}
-	note(j, c.Now, "Holds %s set at request of %s", c.Holds, c.Requestor)
+	w.note(j, c.Now, "Holds %s set at request of %s", c.Holds, c.Requestor)
 	w.putJob(j)
 	return nil
 }
@@ -75,7 +75,7 @@ func (w *writer) releaseJob(c *ReleaseJob) any {
 	if !j.IsRunning() {
 		evalState(j, c.Now)
 	}
-	note(j, c.Now, "Holds %s released at request of %s", c.Holds, c.Requestor)
+	w.note(j, c.Now, "Holds %s released at request of %s", c.Holds, c.Requestor)
 	w.putJob(j)
 	return nil
 }
@@ -125,6 +125,8 @@ func (w *writer) alterJob(c *AlterJob) any {
 	set(&j.Error, c.Error)
 	set(&j.Shell, c.Shell)
 	set(&j.GroupList, c.GroupList)
+	set(&j.Stagein, c.Stagein)
+	set(&j.Stageout, c.Stageout)
 	set(&j.Hold, c.Hold)
 	if c.Priority != nil {
 		j.Priority = *c.Priority
@@ -158,7 +160,7 @@ func (w *writer) alterJob(c *AlterJob) any {
 	if !j.IsRunning() {
 		evalState(j, c.Now)
 	}
-	note(j, c.Now, "Job modified at request of %s", c.Requestor)
+	w.note(j, c.Now, "Job modified at request of %s", c.Requestor)
 	w.putJob(j)
 	for _, d := range before {
 		w.addBefore(j, d, c.Now)
@@ -201,7 +203,7 @@ func (w *writer) signalJob(c *SignalJob) any {
 	}
 	j.Signals = append(j.Signals, model.Sig{N: n, Signal: c.Signal})
 	j.Mtime = c.Now
-	note(j, c.Now, "Signal %s sent at request of %s", c.Signal, c.Requestor)
+	w.note(j, c.Now, "Signal %s sent at request of %s", c.Signal, c.Requestor)
 	w.putJob(j)
 	if strings.Contains(c.Signal, "suspend") || strings.Contains(c.Signal, "resume") {
 		w.bumpEpoch()
@@ -261,7 +263,7 @@ func (w *writer) moveJob(c *MoveJob) any {
 	j = j.Copy()
 	j.Queue = c.Queue
 	j.Qtime, j.Mtime = c.Now, c.Now
-	note(j, c.Now, "Job moved to queue %s at request of %s", c.Queue, c.Requestor)
+	w.note(j, c.Now, "Job moved to queue %s at request of %s", c.Queue, c.Requestor)
 	w.putJob(j)
 	return nil
 }
@@ -278,7 +280,7 @@ func (w *writer) rerunJob(c *RerunJob) any {
 		return model.Err(model.PBSENoRerun)
 	}
 	j = j.Copy()
-	note(j, c.Now, "Job to be rerun at request of %s", c.Requestor)
+	w.note(j, c.Now, "Job to be rerun at request of %s", c.Requestor)
 	if c.Force {
 		w.requeue(j, "Job rerun at request of "+c.Requestor, c.Now)
 		return nil
@@ -305,7 +307,7 @@ func (w *writer) runJobNow(c *RunJobNow) any {
 		return model.Err(model.PBSEResourceUnavail)
 	}
 	j = w.job(c.Run.JobID).Copy()
-	note(j, c.Now, "Job run by qrun at request of %s", c.Requestor)
+	w.note(j, c.Now, "Job run by qrun at request of %s", c.Requestor)
 	w.putJob(j)
 	return nil
 }
@@ -319,7 +321,7 @@ func (w *writer) releaseWaiting(c *ReleaseWaiting) any {
 		j = j.Copy()
 		evalState(j, c.Now)
 		j.Etime, j.Mtime = c.Now, c.Now
-		note(j, c.Now, "Execution_Time reached, job eligible to run")
+		w.note(j, c.Now, "Execution_Time reached, job eligible to run")
 		w.putJob(j)
 	}
 	return nil

@@ -110,7 +110,7 @@ func (w *writer) jobEvents(c *JobEvents) any {
 			j.Substate = model.SubRunning
 			j.SessionID = ev.SessionID
 			j.Mtime = c.Now
-			note(j, c.Now, "Job started on %s, session %d", c.Host, ev.SessionID)
+			w.note(j, c.Now, "Job started on %s, session %d", c.Host, ev.SessionID)
 			w.putJob(j)
 			w.acctStarted(j, c.Now)
 		case model.JobEventUsage:
@@ -126,6 +126,8 @@ func (w *writer) jobEvents(c *JobEvents) any {
 			w.finish(j, ev.Exit, ev.Used, ev.Comment, c.Now)
 		case model.JobEventFailed:
 			w.lose(j, ev.Comment, ev.Exit, c.Now)
+		case model.JobEventStageinFailed:
+			w.stageinFailed(j, ev.Comment, c.Now)
 		}
 	}
 	return nil
@@ -171,7 +173,12 @@ func (w *writer) finish(j *model.Job, exit int, used map[string]string, detail s
 	for _, k := range model.SortedKeys(j.Used) {
 		usedText += " resources_used." + k + "=" + j.Used[k]
 	}
-	note(j, now, "Exit_status=%d%s", exit, usedText)
+	w.note(j, now, "Exit_status=%d%s", exit, usedText)
+	if detail != "" {
+		// The agent's detail (output that could not be delivered, a
+		// failed stage-out...) is also in tracejob, not only the comment.
+		w.note(j, now, "%s", detail)
+	}
 	w.toHistory(j)
 }
 
@@ -219,12 +226,38 @@ func (w *writer) requeue(j *model.Job, comment string, now int64) {
 	j.Signals = nil
 	j.Mtime, j.Qtime = now, now
 	j.Comment = comment
-	note(j, now, "%s", comment)
+	w.note(j, now, "%s", comment)
 	if j.RunCount > maxRunCount {
 		j.State, j.Substate = model.StateHeld, model.SubHeld
 		j.Hold = addHold(j.Hold, "s")
 		j.Comment = "job held, too many failed attempts to run"
 	}
+	w.putJob(j)
+}
+
+// stageinFailed puts a job whose stage-in failed back to wait, as PBS
+// does: its resources go back, Execution_Time moves StageFailWait
+// seconds ahead (unless already later) and it shows W with substate 37
+// and the copy error as its comment until then.
+func (w *writer) stageinFailed(j *model.Job, comment string, now int64) {
+	if j.Deleter != "" {
+		// qdel raced the stage-in: the job ends rather than waits.
+		w.finish(j, model.ExitFail1, nil, "Stage-in failed: "+comment, now)
+		return
+	}
+	w.release(j, now)
+	j = j.Copy()
+	j.Exec, j.MSHost, j.Exclusive = nil, "", false
+	j.SessionID = 0
+	j.KillRequested, j.RequeueOnEnd = false, false
+	j.Signals = nil
+	j.Mtime, j.Qtime = now, now
+	if j.ExecTime < now+model.StageFailWait {
+		j.ExecTime = now + model.StageFailWait
+	}
+	j.State, j.Substate = model.StateWaiting, model.SubStageFail
+	j.Comment = "Stage-in failed: " + comment
+	w.note(j, now, "%s", j.Comment)
 	w.putJob(j)
 }
 
@@ -259,10 +292,14 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 			return model.Err(model.PBSEHistJobID)
 		}
 		w.deleteJobRow(j)
+	case j.IsRunning() && j.KillRequested && !c.Force:
+		// A delete is already under way: nothing more to record (one D
+		// record per job); the agent already has the kill request.
+		return nil
 	case j.IsRunning() && c.Force:
 		j = j.Copy()
 		j.Deleter = c.Requestor
-		note(j, c.Now, "Job deleted at request of %s", c.Requestor)
+		w.note(j, c.Now, "Job deleted at request of %s", c.Requestor)
 		w.acctDeleted(j.ID, c.Requestor, c.Now)
 		w.finish(j, 271, nil, "deleted with -W force", c.Now)
 	case j.IsRunning():
@@ -270,7 +307,7 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 		j.KillRequested = true
 		j.Deleter = c.Requestor
 		j.Mtime = c.Now
-		note(j, c.Now, "Job to be deleted at request of %s", c.Requestor)
+		w.note(j, c.Now, "Job to be deleted at request of %s", c.Requestor)
 		w.acctDeleted(j.ID, c.Requestor, c.Now)
 		w.putJob(j)
 	default:
@@ -278,7 +315,7 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 		j.Substate = model.SubTerminated
 		j.Deleter = c.Requestor
 		j.Obit, j.Mtime = c.Now, c.Now
-		note(j, c.Now, "Job deleted at request of %s", c.Requestor)
+		w.note(j, c.Now, "Job deleted at request of %s", c.Requestor)
 		w.acctDeleted(j.ID, c.Requestor, c.Now)
 		if c.Purge {
 			w.deleteJobRow(j)

@@ -44,6 +44,7 @@ func (w *writer) manage(c *Manage) any {
 	if res.ResourcesChanged {
 		m.Epoch++
 	}
+	w.manageEvent(c)
 	w.putMeta(m)
 	for _, v := range res.Vnodes {
 		if old := w.vnode(v.Name); old == nil || old.State != v.State {

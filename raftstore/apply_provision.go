@@ -183,7 +183,7 @@ func (w *writer) provisionEnqueue(j *model.Job, now int64) {
 		return
 	}
 	j.Substate = model.SubProvisioning
-	note(j, now, "Provisioning of hosts %v with AOE %s queued", queued, aoe)
+	w.note(j, now, "Provisioning of hosts %v with AOE %s queued", queued, aoe)
 	w.acctProvStart(j, now)
 	w.bumpEpoch()
 }
@@ -226,7 +226,7 @@ func (w *writer) provisionStart(c *ProvisionStart) any {
 	w.putProvOp(op)
 	if j := w.job(op.JobID); j != nil {
 		j = j.Copy()
-		note(j, c.Now, "Provisioning vnode(s) %v of host %s with AOE %s started", op.Vnodes, op.Host, op.AOE)
+		w.note(j, c.Now, "Provisioning vnode(s) %v of host %s with AOE %s started", op.Vnodes, op.Host, op.AOE)
 		w.putJob(j)
 	}
 	return &ProvisionStartResult{Op: op.Copy()}
@@ -347,14 +347,14 @@ func (w *writer) provisionSucceeded(op *model.ProvOp, now int64) {
 		return
 	}
 	j = j.Copy()
-	note(j, now, "Provisioning of host %s with AOE %s successful", op.Host, op.AOE)
+	w.note(j, now, "Provisioning of host %s with AOE %s successful", op.Host, op.AOE)
 	if len(w.provOpsOfJob(j.ID)) == 0 {
 		// OpenPBS's pending hook copy check is the mother superior
 		// agent's start gate: it starts the job only with the current
 		// agent hooks (mom/hooks.go, hooksReadyLocked).
 		j.Substate = model.SubPrerun
 		j.Mtime = now
-		note(j, now, "Provisioning for Job %s succeeded, running job", j.ID)
+		w.note(j, now, "Provisioning for Job %s succeeded, running job", j.ID)
 		w.acctProvEnd(j, true, now)
 	}
 	w.putJob(j)
@@ -439,7 +439,7 @@ func (w *writer) provisionHoldUnstarted(j *model.Job, why string, now int64) {
 	j.Exec, j.MSHost, j.Exclusive = nil, "", false
 	j.Mtime = now
 	j.Comment = model.MsgProvFailedStart
-	note(j, now, "%s", why)
+	w.note(j, now, "%s", why)
 	w.putJob(j)
 }
 

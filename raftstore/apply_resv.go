@@ -20,6 +20,7 @@ func (w *writer) resv(id string) *model.Reservation {
 }
 
 func (w *writer) putResv(r *model.Reservation) {
+	w.resvStateEvent(w.resv(r.ID), r)
 	w.must(w.txn.Insert(tableResvs, r))
 	w.touch(tableResvs)
 }
@@ -183,7 +184,7 @@ func (w *writer) killResvJob(j *model.Job, why string, now int64) {
 	j.Deleter = resvDeleter
 	j.Mtime = now
 	j.Comment = why
-	note(j, now, "%s", why)
+	w.note(j, now, "%s", why)
 	w.putJob(j)
 }
 
@@ -195,7 +196,7 @@ func (w *writer) deleteQueuedJob(j *model.Job, why string, now int64) {
 	j.Deleter = resvDeleter
 	j.Obit, j.Mtime = now, now
 	j.Comment = why
-	note(j, now, "%s", why)
+	w.note(j, now, "%s", why)
 	w.toHistory(j)
 }
 
@@ -253,7 +254,7 @@ func (w *writer) rehomeQueued(r *model.Reservation, why string, now int64) {
 		j.Queue = target
 		j.Qtime, j.Mtime = now, now
 		j.Comment = fmt.Sprintf("%s before the job ran; moved to queue %s", why, target)
-		note(j, now, "%s", j.Comment)
+		w.note(j, now, "%s", j.Comment)
 		w.putJob(j)
 	}
 }

@@ -40,6 +40,8 @@ const (
 	SubmitResvType
 	ResvEventType
 	DeleteResvType
+	// Command level 2 (levels.go): the servers of the cluster (servers.go).
+	ServerInfoType
 )
 
 func (t MessageType) String() string {
@@ -94,6 +96,8 @@ func (t MessageType) String() string {
 		return "ResvEvent"
 	case DeleteResvType:
 		return "DeleteResv"
+	case ServerInfoType:
+		return "ServerInfo"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -205,10 +209,19 @@ func Encode(c Command) ([]byte, error) {
 	return append([]byte{byte(c.Type())}, body...), nil
 }
 
-// decode parses a log entry back into its command.
-func decode(data []byte) (Command, error) {
+// decode parses a log entry back into its command, for a binary of this
+// command level.
+func decode(data []byte) (Command, error) { return decodeAt(data, CommandLevel()) }
+
+// decodeAt parses a log entry as a server applying up to level would: a
+// type introduced by a later level is unknown to it.
+func decodeAt(data []byte, level int) (Command, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("empty log entry")
+	}
+	if t := MessageType(data[0]); t.Level() > level {
+		// Introduced after this release: refused like an unknown type.
+		return nil, fmt.Errorf("unknown message type %d (%s needs command level %d, this server applies up to %d)", data[0], t, t.Level(), level)
 	}
 	var c Command
 	switch MessageType(data[0]) {
@@ -262,6 +275,8 @@ func decode(data []byte) (Command, error) {
 		c = &ResvEvent{}
 	case DeleteResvType:
 		c = &DeleteResv{}
+	case ServerInfoType:
+		c = &ServerInfo{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

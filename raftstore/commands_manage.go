@@ -9,6 +9,8 @@ import "github.com/strata-hpc/strata/model"
 type Manage struct {
 	Request model.ManagerRequest `json:"request"`
 	Now     int64                `json:"now"`
+	// Requestor is user@host of the qmgr request, for the event log.
+	Requestor string `json:"requestor,omitempty"`
 }
 
 func (Manage) Type() MessageType { return ManageType }

@@ -31,8 +31,8 @@ func (w *writer) orderJobs(c *OrderJobs) any {
 	a, b = a.Copy(), b.Copy()
 	a.Rank, b.Rank = &rb, &ra
 	a.Mtime, b.Mtime = c.Now, c.Now
-	note(a, c.Now, "Job order swapped with %s at request of %s", b.ID, c.Requestor)
-	note(b, c.Now, "Job order swapped with %s at request of %s", a.ID, c.Requestor)
+	w.note(a, c.Now, "Job order swapped with %s at request of %s", b.ID, c.Requestor)
+	w.note(b, c.Now, "Job order swapped with %s at request of %s", a.ID, c.Requestor)
 	w.putJob(a)
 	w.putJob(b)
 	return nil

@@ -32,6 +32,12 @@ type FSM struct {
 	// restoredIndex, if set, tells Restore the index of the snapshot it is
 	// restoring (the latest in the snapshot store).
 	restoredIndex func() uint64
+	// level is the command level this FSM applies (levels.go).
+	level int
+	// onEvents, if set, receives the event-log lines of committed entries
+	// (eventlog.go). It must not block for long: it runs in Raft's apply
+	// goroutine.
+	onEvents func([]model.LogEvent)
 }
 
 // NewFSM returns an FSM over an empty state store.
@@ -40,7 +46,7 @@ func NewFSM(logger *log.Logger, onApply func([]MessageType)) (*FSM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &FSM{state: st, logger: logger, onApply: onApply}, nil
+	return &FSM{state: st, logger: logger, onApply: onApply, level: CommandLevel()}, nil
 }
 
 // State returns the current state store (it changes on Restore).
@@ -71,8 +77,9 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	out := make([]any, len(logs))
 	txn := st.db.Txn(true)
 	var types []MessageType
+	var events []model.LogEvent
 	for i, l := range logs {
-		res, typ, ok := f.applyEntry(st, txn, l)
+		res, typ, evs, ok := f.applyEntry(st, txn, l)
 		if !ok {
 			// Part of the failed entry may be in txn. Start again one
 			// transaction per entry, so that exactly the failed entries
@@ -84,10 +91,12 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		if typ != 0 {
 			types = append(types, typ)
 		}
+		events = append(events, evs...)
 	}
 	txn.Commit()
 	f.setApplied(logs)
 	f.notify(types)
+	f.emit(events)
 	return out
 }
 
@@ -96,9 +105,10 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 func (f *FSM) applyEach(st *StateStore, logs []*raft.Log) []any {
 	out := make([]any, len(logs))
 	var types []MessageType
+	var events []model.LogEvent
 	for i, l := range logs {
 		txn := st.db.Txn(true)
-		res, typ, ok := f.applyEntry(st, txn, l)
+		res, typ, evs, ok := f.applyEntry(st, txn, l)
 		out[i] = res
 		if !ok {
 			txn.Abort()
@@ -108,9 +118,11 @@ func (f *FSM) applyEach(st *StateStore, logs []*raft.Log) []any {
 		if typ != 0 {
 			types = append(types, typ)
 		}
+		events = append(events, evs...)
 	}
 	f.setApplied(logs)
 	f.notify(types)
+	f.emit(events)
 	return out
 }
 
@@ -124,25 +136,25 @@ func (f *FSM) notify(types []MessageType) {
 // panicked: txn then holds part of the entry and must be aborted. An entry
 // that does not decode is refused before anything is written (ok true,
 // nothing to undo).
-func (f *FSM) applyEntry(st *StateStore, txn *memdb.Txn, l *raft.Log) (res any, typ MessageType, ok bool) {
+func (f *FSM) applyEntry(st *StateStore, txn *memdb.Txn, l *raft.Log) (res any, typ MessageType, events []model.LogEvent, ok bool) {
 	if l.Type != raft.LogCommand {
-		return nil, 0, true
+		return nil, 0, nil, true
 	}
-	cmd, err := decode(l.Data)
+	cmd, err := decodeAt(l.Data, f.level)
 	if err != nil {
 		f.logf("raftstore: log index %d refused: %v", l.Index, err)
-		return model.Errorf(model.PBSESystem, "log entry %d cannot be applied: %v", l.Index, err), 0, true
+		return model.Errorf(model.PBSESystem, "log entry %d cannot be applied: %v", l.Index, err), 0, nil, true
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			f.logf("raftstore: log index %d (%s) refused: apply panicked: %v\n%s", l.Index, cmd.Type(), p, debug.Stack())
-			res, typ, ok = model.Errorf(model.PBSESystem, "log entry %d (%s) cannot be applied", l.Index, cmd.Type()), 0, false
+			res, typ, events, ok = model.Errorf(model.PBSESystem, "log entry %d (%s) cannot be applied", l.Index, cmd.Type()), 0, nil, false
 		}
 	}()
-	w := &writer{txn: txn, index: l.Index, pack: st.pack}
+	w := &writer{txn: txn, index: l.Index, appended: l.AppendedAt.Unix(), pack: st.pack}
 	res = w.apply(cmd)
 	w.flushAcct()
-	return res, cmd.Type(), true
+	return res, cmd.Type(), w.events, true
 }
 
 func (f *FSM) logf(format string, args ...any) {
@@ -223,6 +235,9 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 		if err := s.snap.persistResvs(write); err != nil { // reservations
 			return err
 		}
+		if err := s.snap.persistServers(write); err != nil { // servers.go
+			return err
+		}
 		for _, ti := range s.snap.tableIndexes() {
 			if err := write("index", ti); err != nil {
 				return err
@@ -275,6 +290,8 @@ func readSnapshot(r io.Reader, st *StateStore) error {
 			obj, table = &model.AcctRecord{}, tableAcct
 		case "resv":
 			obj, table = &model.Reservation{}, tableResvs
+		case "server":
+			obj, table = &ServerRecord{}, tableServers
 		default:
 			return fmt.Errorf("unknown snapshot record %q", rec.Kind)
 		}

@@ -86,6 +86,15 @@ func (n *Node) AddVoter(id, addr string, timeout time.Duration) error {
 	return nil
 }
 
+// TransferLeadership hands leadership to server id at addr (leader only)
+// and waits until it is done.
+func (n *Node) TransferLeadership(id, addr string) error {
+	if err := n.Raft.LeadershipTransferToServer(raft.ServerID(id), raft.ServerAddress(addr)).Error(); err != nil {
+		return fmt.Errorf("transfer leadership to %s: %w", id, err)
+	}
+	return nil
+}
+
 // RemoveServer removes a server from the configuration (leader only).
 func (n *Node) RemoveServer(id string, timeout time.Duration) error {
 	if err := n.Raft.RemoveServer(raft.ServerID(id), 0, timeout).Error(); err != nil {

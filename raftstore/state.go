@@ -66,6 +66,8 @@ func schema() *memdb.DBSchema {
 		tableAcct: acctSchema(),
 		// Reservations (state_resv.go).
 		tableResvs: resvsSchema(),
+		// The servers of the cluster (servers.go).
+		tableServers: serversSchema(),
 	}}
 }
 

@@ -87,6 +87,9 @@ func matrixRows() []matrixRow {
 		{"GET /v1/operator/raft/peers", "/v1/operator/raft/peers", "", deny, deny, allow, deny},
 		{"POST /v1/operator/raft/peers", "/v1/operator/raft/peers", `{"id":"","address":""}`, deny, deny, allow, deny},
 		{"POST /v1/operator/raft/peers/remove", "/v1/operator/raft/peers/remove", `{"id":"nosuch"}`, deny, deny, allow, deny},
+		{"POST /v1/operator/raft/transfer", "/v1/operator/raft/transfer", `{"id":"nosuch"}`, deny, deny, allow, deny},
+		// Only a server certificate may announce (TestAnnounceOnlyFromServers).
+		{"POST /v1/operator/raft/announce", "/v1/operator/raft/announce", `{"id":"x","level":1}`, deny, deny, deny, deny},
 		{"GET /v1/operator/snapshot", "/v1/operator/snapshot", "", deny, deny, allow, deny},
 		{"POST /v1/operator/snapshot", "/v1/operator/snapshot", `{"data":""}`, deny, deny, allow, deny},
 		// The leader's applied index (reads on followers): not secret.

@@ -43,7 +43,7 @@ type Config struct {
 	FastRaft bool `toml:"fast_raft"`
 	// RaftTimeout is Raft's heartbeat and election timeout (the leader
 	// lease is half of it): how long followers wait for a silent leader
-	// before electing another. 0 keeps Raft's default, 1s.
+	// before electing another. 0 means raftstore.DefaultTimeout (500ms).
 	RaftTimeout Duration `toml:"raft_timeout"`
 	// NodeID is this server's Raft id; with Peers it must name one of
 	// them. Peers lists every server of a multi-server cluster (this one
@@ -99,6 +99,10 @@ type Config struct {
 	// Limits are the API's timeouts, size limits and per-caller caps
 	// (limits.go).
 	Limits Limits `toml:"limits"`
+
+	// Munge is the [munge] table: commands from login hosts
+	// authenticated by MUNGE credentials (remoteauth.go).
+	Munge MungeConfig `toml:"munge"`
 }
 
 // TLSConfig is the [tls] table (docs/security.md). Relative paths are

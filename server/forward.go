@@ -72,7 +72,7 @@ func (s *Server) leaderAPI() string {
 	if id == "" || id == s.node.ID {
 		return ""
 	}
-	return s.cfg.peerAPI(id)
+	return s.peerAPI(id) // levels.go: [[peer]] tables, then replicated records
 }
 
 // forward sends a write a follower received on to the leader and relays
@@ -82,21 +82,42 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, id *Identity) e
 	if addr == "" {
 		return &model.PBSError{Code: model.PBSENotLeader, Msg: "No leader is known yet; retry"}
 	}
-	body, err := io.ReadAll(r.Body) // already read into memory and bounded (limits.go)
-	if err != nil {
-		return fmt.Errorf("read request: %w", err)
+	// The body is already in memory and bounded (limits.go), except a
+	// snapshot restore's, which is streamed on to the leader; the leader
+	// bounds it, after checking the caller is a manager (operator.go).
+	var body io.Reader = r.Body
+	contentType := "application/json"
+	client := s.forwarder
+	if streamedBody(r) {
+		// Refused here already, before a byte is read, for non-managers.
+		if err := s.mustManage(id); err != nil {
+			return err
+		}
+		lim := s.cfg.Limits.withDefaults()
+		bb := &boundedBody{r: r.Body, left: lim.MaxSnapshotBytes, idle: lim.ReadTimeout.Duration, rc: http.NewResponseController(w)}
+		defer bb.rc.SetReadDeadline(time.Time{})
+		body, contentType = bb, r.Header.Get("Content-Type")
+		// No overall timeout: an upload of gigabytes takes its time; the
+		// idle bound above and the leader's own end stalls.
+		client = &http.Client{Transport: s.forwarder.Transport}
+	} else {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return fmt.Errorf("read request: %w", err)
+		}
+		body = bytes.NewReader(b)
 	}
 	who, err := json.Marshal(id)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(r.Context(), r.Method, "https://"+addr+r.URL.RequestURI(), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, "https://"+addr+r.URL.RequestURI(), body)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	req.Header.Set(OnBehalfHeader, string(who))
-	resp, err := s.forwarder.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {

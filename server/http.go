@@ -46,7 +46,12 @@ func (s *Server) routes() http.Handler {
 func (s *Server) wrap(h handler, agentOnly bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, err := s.identify(r)
-		if err == nil && !s.node.IsLeader() {
+		if err == nil && s.node.IsLeader() {
+			// A new leader answers only once its FSM holds everything
+			// committed before it (peers.go): a stale state would list
+			// finished jobs as runnable to agents.
+			err = s.waitLeaderReady(r.Context())
+		} else if err == nil {
 			// Agents talk to the leader (heartbeats live in its memory);
 			// a user's write is forwarded to it (forward.go).
 			if agentOnly && id.Agent {

@@ -27,6 +27,10 @@ type Identity struct {
 	Group string
 	Host  string
 	Agent bool
+	// Remote is a user authenticated by a MUNGE credential from a login
+	// host (remoteauth.go): uid 0 there is root of that host, not of the
+	// cluster.
+	Remote bool `json:"remote,omitempty"`
 	// Forwarded is set on the leader for a request a follower forwarded;
 	// such a request is never forwarded again.
 	Forwarded bool `json:"-"`
@@ -68,7 +72,11 @@ func (s *Server) identify(r *http.Request) (*Identity, error) {
 	if verified && role == pki.RoleAgent {
 		return &Identity{UID: -1, GID: -1, Host: host, Agent: true}, nil
 	}
-	return nil, model.Errorf(model.PBSEPerm, "(the TCP API needs an agent certificate of the cluster)")
+	// A user of a login host: only a MUNGE credential identifies one.
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		return s.mungeIdentity(r, conn, auth)
+	}
+	return nil, model.Errorf(model.PBSEPerm, "(the TCP API needs an agent certificate or a MUNGE credential)")
 }
 
 // agentOf refuses a request in which an agent speaks for a host other
@@ -112,14 +120,16 @@ func peerIdentity(uc *net.UnixConn, host string) (*Identity, error) {
 	return id, nil
 }
 
-// isManager reports whether the identity may manage the server: root, or a
-// user named in managers (as user or user@host). Agents never are: they
-// only have the rights of their own routes, for their own host.
+// isManager reports whether the identity may manage the server: root of
+// the server's host, or a user named in managers (as user or user@host).
+// Agents never are: they only have the rights of their own routes, for
+// their own host. Root of a login host is a manager only when managers
+// names it (root@host), as in PBS.
 func isManager(id *Identity, cfg *model.ServerConfig) bool {
 	if id.Agent {
 		return false
 	}
-	if id.UID == 0 {
+	if id.UID == 0 && !id.Remote {
 		return true
 	}
 	return listed(id, cfg.Managers)
@@ -138,10 +148,18 @@ func listed(id *Identity, names []string) bool {
 		return false
 	}
 	for _, m := range names {
-		name, _, _ := strings.Cut(m, "@")
-		if name == id.User {
-			return true
+		name, host, hasHost := strings.Cut(m, "@")
+		if name != id.User {
+			continue
 		}
+		// A remote user's host is what its credential proves: an entry
+		// naming a host holds for that host only (PBS's user@host, with
+		// "*" and "*.domain" patterns). Root of a login host must be
+		// named with its host: a bare "root" means the server's root.
+		if id.Remote && (hasHost && !hostACLMatch([]string{host}, id.Host) || !hasHost && id.UID == 0) {
+			continue
+		}
+		return true
 	}
 	return false
 }

@@ -22,7 +22,9 @@ func (s *Server) watchLeadership(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case leader := <-ch:
+			t0 := time.Now()
 			stop()
+			stopped := time.Since(t0)
 			s.setLeading(false)
 			if !leader {
 				s.logger.Printf("lost leadership")
@@ -35,13 +37,19 @@ func (s *Server) watchLeadership(ctx context.Context) {
 			if !s.leaderBarrier(ctx) {
 				continue
 			}
-			s.logger.Printf("became leader")
+			// Requests wait for this moment (waitLeaderReady): say what
+			// took long when it did.
+			if d := time.Since(t0); d > time.Second {
+				s.logger.Printf("became leader: slow start %s (stopping the previous term's loops %s, barrier %s)", d.Round(time.Millisecond), stopped.Round(time.Millisecond), (d - stopped).Round(time.Millisecond))
+			} else {
+				s.logger.Printf("became leader")
+			}
 			s.setLeading(true)
 			lctx, cancel := context.WithCancel(ctx)
 			stop = func() { cancel(); wg.Wait(); stop = func() {} }
 			s.resetHeartbeats()
 			s.syncConfig()
-			for _, loop := range []func(context.Context){s.schedulerLoop, s.janitorLoop, s.historyLoop, s.execTimeLoop, s.periodicLoop, s.provisionLoop, s.resvLoop} {
+			for _, loop := range []func(context.Context){s.schedulerLoop, s.janitorLoop, s.historyLoop, s.execTimeLoop, s.periodicLoop, s.provisionLoop, s.resvLoop, s.serversLoop} {
 				wg.Add(1)
 				go func(f func(context.Context)) { defer wg.Done(); f(lctx) }(loop)
 			}

@@ -42,6 +42,10 @@ type Limits struct {
 	MaxHeaderBytes int `toml:"max_header_bytes"`
 	// MaxBodyBytes bounds a request's body (a job script travels in one).
 	MaxBodyBytes int64 `toml:"max_body_bytes"`
+	// MaxSnapshotBytes bounds a snapshot restore (strata operator
+	// snapshot restore), the one body that is streamed instead of read
+	// into memory, for managers only (operator.go).
+	MaxSnapshotBytes int64 `toml:"max_snapshot_bytes"`
 	// MaxConnsPerUser caps the connections one uid holds open on the Unix
 	// socket, MaxInflightPerUser its requests being served at once (more
 	// wait for a slot). Root and the server's own uid are not capped.
@@ -61,6 +65,7 @@ func DefaultLimits() Limits {
 		IdleTimeout:        Duration{120 * time.Second},
 		MaxHeaderBytes:     64 << 10,
 		MaxBodyBytes:       maxBody,
+		MaxSnapshotBytes:   16 << 30,
 		MaxConnsPerUser:    128,
 		MaxInflightPerUser: 32,
 		MaxConnsPerHost:    512,
@@ -91,6 +96,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxBodyBytes == 0 {
 		l.MaxBodyBytes = d.MaxBodyBytes
 	}
+	if l.MaxSnapshotBytes == 0 {
+		l.MaxSnapshotBytes = d.MaxSnapshotBytes
+	}
 	return l
 }
 
@@ -107,7 +115,7 @@ func (l *Limits) validate() error {
 	for _, n := range []struct {
 		key string
 		v   int64
-	}{{"max_header_bytes", int64(l.MaxHeaderBytes)}, {"max_body_bytes", l.MaxBodyBytes},
+	}{{"max_header_bytes", int64(l.MaxHeaderBytes)}, {"max_body_bytes", l.MaxBodyBytes}, {"max_snapshot_bytes", l.MaxSnapshotBytes},
 		{"max_conns_per_user", int64(l.MaxConnsPerUser)}, {"max_inflight_per_user", int64(l.MaxInflightPerUser)},
 		{"max_conns_per_host", int64(l.MaxConnsPerHost)}, {"max_inflight_per_host", int64(l.MaxInflightPerHost)}} {
 		if n.v <= 0 {
@@ -275,7 +283,8 @@ func hardenHTTP(srv *http.Server, lim Limits, logger *log.Logger) {
 }
 
 // limitRequests takes an in-flight slot, then reads the body (bounded in
-// size and in time) into memory before the handler runs.
+// size and in time) into memory before the handler runs; the one streamed
+// route bounds its body itself (streamedBody, operator.go).
 func limitRequests(next http.Handler, l *limiter, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		release, ok := l.slot(r)
@@ -283,7 +292,7 @@ func limitRequests(next http.Handler, l *limiter, lim Limits) http.Handler {
 			return // the client went away while waiting
 		}
 		defer release()
-		if r.Body != nil && r.Body != http.NoBody {
+		if r.Body != nil && r.Body != http.NoBody && !streamedBody(r) {
 			rc := http.NewResponseController(w)
 			rc.SetReadDeadline(time.Now().Add(lim.ReadTimeout.Duration))
 			body, err := io.ReadAll(io.LimitReader(r.Body, lim.MaxBodyBytes+1))

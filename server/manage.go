@@ -60,7 +60,7 @@ func (s *Server) handleManage(w http.ResponseWriter, r *http.Request, id *Identi
 	if id.Host != "" {
 		who += "@" + id.Host
 	}
-	if _, err := s.apply(&raftstore.Manage{Request: req, Now: s.now().Unix()}); err != nil {
+	if _, err := s.apply(&raftstore.Manage{Request: req, Now: s.now().Unix(), Requestor: who}); err != nil {
 		return nil, err
 	}
 	s.logger.Printf("qmgr: %s %s %s %s by %s", req.Verb, req.Object, req.Name, attrNames(req.Attrs), who)

@@ -1,11 +1,14 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/raft"
 
+	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -111,6 +114,38 @@ func (s *Server) leadershipLost() <-chan struct{} {
 	}
 	return s.leadEnd
 }
+
+// waitLeaderReady waits, while this server leads, until its leadership
+// barrier has passed (watchLeadership: the FSM then holds every entry
+// committed before this term). Raft reports leadership at once after an
+// election, when the FSM may still lag the log by many entries: a server
+// restarted on an old snapshot can win an election and only then apply
+// what it had in its log. Answering from that state, a new leader told an
+// agent that a job finished long before was still to run, and the agent,
+// which had already forgotten it, ran it again (found by TestHAChaos).
+func (s *Server) waitLeaderReady(ctx context.Context) error {
+	deadline := time.Now().Add(leaderReadyWait)
+	for {
+		s.leadMu.Lock()
+		ready := s.leadEnd != nil
+		s.leadMu.Unlock()
+		switch {
+		case ready:
+			return nil
+		case !s.node.IsLeader() || time.Now().After(deadline):
+			return &model.PBSError{Code: model.PBSENotLeader, Msg: "Server has no leader (its state may be old); retry"}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// leaderReadyWait bounds how long a request waits for a new leader's
+// barrier before it is answered "not leader" (the client retries).
+const leaderReadyWait = 10 * time.Second
 
 // setLeading opens (true) or closes (false) the current leadership.
 func (s *Server) setLeading(on bool) {

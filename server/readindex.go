@@ -38,7 +38,7 @@ func (s *Server) raftIndexRoute(mux *http.ServeMux) {
 // readBarrier makes this follower current before it answers a read.
 func (s *Server) readBarrier(r *http.Request, id *Identity) error {
 	switch {
-	case len(s.cfg.Peers) < 2 || s.node.IsLeader():
+	case s.node.IsLeader():
 		return nil
 	case r.URL.Path == api.Version+"/raft/index", r.URL.Path == api.Version+"/server",
 		strings.HasPrefix(r.URL.Path, api.Version+"/operator/raft/"):
@@ -46,6 +46,12 @@ func (s *Server) readBarrier(r *http.Request, id *Identity) error {
 		// which server leads, or that none does; list-peers reads the
 		// Raft configuration, not the state: always answered.
 		return nil
+	case len(s.cfg.Peers) < 2:
+		// A lone server that does not lead yet has just started: its state
+		// is its last snapshot, without the log entries after it, so a job
+		// submitted since would read as unknown. Wait for its election
+		// and barrier instead (waitLeaderReady).
+		return s.waitLoneLeader(r.Context())
 	}
 	addr := s.leaderAPI()
 	if addr == "" {
@@ -79,4 +85,21 @@ func (s *Server) readBarrier(r *http.Request, id *Identity) error {
 		return &model.PBSError{Code: model.PBSENotLeader, Msg: "Server is behind the leader; retry"}
 	}
 	return nil
+}
+
+// waitLoneLeader waits until a one-server cluster's server leads and has
+// applied its whole log (it elects itself within an election timeout).
+func (s *Server) waitLoneLeader(ctx context.Context) error {
+	deadline := time.Now().Add(leaderReadyWait)
+	for !s.node.IsLeader() {
+		if time.Now().After(deadline) {
+			return &model.PBSError{Code: model.PBSENotLeader, Msg: "Server has no leader (its state may be old); retry"}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return s.waitLeaderReady(ctx)
 }

@@ -210,7 +210,7 @@ func TestQueueAdmission(t *testing.T) {
 func TestServerHooks(t *testing.T) {
 	cl := newCluster(t, "")
 	cl.mustQmgr("create", "hook", "qj", "event=queuejob")
-	script := "#!/bin/sh\nin=$(cat)\ncase \"$in\" in\n*'\"name\":\"bad\"'*) echo '{\"accept\":false,\"reject_message\":\"no bad jobs\"}';;\n" +
+	script := "#!/bin/sh\nin=$(cat)\ncase \"$in\" in\n*'\"Job_Name\":\"bad\"'*) echo '{\"accept\":false,\"reject_message\":\"no bad jobs\"}';;\n" +
 		"*) echo '{\"job\":{\"Priority\":\"7\",\"comment\":\"seen by qj\",\"Resource_List.walltime\":\"600\"}}';;\nesac\n"
 	if err := cl.c.Manage(cl.ctx, &model.ManagerRequest{Verb: "import", Object: "hook", Name: "qj", ContentType: model.HookContentExecutable, Content: script}); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/strata-hpc/strata/internal/munge"
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/pki"
 	"github.com/strata-hpc/strata/raftstore"
@@ -40,17 +41,28 @@ type Server struct {
 	now        func() time.Time
 	// forwarder sends a follower's writes to the leader (forward.go).
 	forwarder *http.Client
+	// munge decodes the credentials of remote commands, nil unless
+	// [munge] enable (remoteauth.go).
+	munge *munge.Decoder
 	// leadEnd is closed when the current leadership ends (peers.go).
 	leadMu  sync.Mutex
 	leadEnd chan struct{}
+	// members are the servers' announcements to this leader (levels.go).
+	members memberLevels
 }
 
-// New prepares a server; Run starts it.
+// New prepares a server logging to logOut with timestamps; Run starts it.
 func New(cfg *Config, logOut io.Writer) *Server {
+	return NewWithLogger(cfg, log.New(logOut, "", log.LstdFlags|log.Lmicroseconds))
+}
+
+// NewWithLogger prepares a server with its logger (the journal's, under
+// systemd: no timestamps, priority prefixes); Run starts it.
+func NewWithLogger(cfg *Config, logger *log.Logger) *Server {
 	host, _ := os.Hostname()
 	return &Server{
 		cfg:        cfg,
-		logger:     log.New(logOut, "", log.LstdFlags|log.Lmicroseconds),
+		logger:     logger,
 		hostname:   host,
 		trigger:    make(chan struct{}, 1),
 		heartbeats: map[string]time.Time{},
@@ -66,6 +78,15 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	s.fsm = fsm
+	evlog, err := openEventLog(s.cfg.DataDir, s.hostname, func() int { cfg := fsm.State().Snapshot().Config(); return cfg.LogEventMask() }, s.logger)
+	if err != nil {
+		return err
+	}
+	fsm.OnEvents(evlog.submit)
+	go evlog.run(ctx)
+	if err := s.openMunge(); err != nil { // remote commands (remoteauth.go)
+		return err
+	}
 	certs, err := pki.NewSource(s.cfg.TLS.Files())
 	if err != nil {
 		return fmt.Errorf("config [tls]: %w", err)
@@ -117,6 +138,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.logger.Printf("server %s: api on %s and %s, raft on %s", s.cfg.Name, s.cfg.Socket, s.cfg.APIAddr, s.cfg.RaftAddr)
 
 	go s.watchLeadership(ctx)
+	go s.announceLoop(ctx) // levels.go
 	go s.accountingLoop(ctx)
 
 	select {

@@ -34,6 +34,7 @@ type testServer struct {
 	cfg    *Config
 	root   *api.Client // over the socket, as root
 	helper string      // a copy of this test binary other users can run
+	srv    *Server     // for tests that look inside (leader memory)
 }
 
 func startTestServer(t *testing.T, tune func(*Config)) *testServer {
@@ -62,7 +63,8 @@ func startTestServer(t *testing.T, tune func(*Config)) *testServer {
 	ts.cfg = cfg
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { New(cfg, io.Discard).Run(ctx); close(done) }()
+	ts.srv = New(cfg, io.Discard)
+	go func() { ts.srv.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 	ts.root = api.NewUnixClient(cfg.Socket, cfg.Name)
 	// Up when it leads and has committed its configuration: a qmgr set of

@@ -22,7 +22,7 @@ import (
 
 // Command returns `strata cluster`.
 func Command() *cli.Command {
-	dirFlag := &cli.StringFlag{Name: "dir", Usage: "cluster directory (configs, data, logs, env)", Required: true}
+	dirFlag := &cli.StringFlag{Name: "dir", Usage: "cluster directory (configs, data, logs, env)", Required: true, EnvVars: []string{"STRATA_CLUSTER_DIR"}}
 	return &cli.Command{
 		Name:  "cluster",
 		Usage: "run a local cluster of real server and agent processes",
@@ -39,6 +39,7 @@ func Command() *cli.Command {
 					&cli.StringFlag{Name: "name", Usage: "server name (default: the short host name)"},
 					&cli.StringFlag{Name: "server-config", Usage: "TOML file appended to the generated server.toml (queues, server attributes) when the cluster is created"},
 					&cli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "how long to wait for the cluster"},
+					&cli.BoolFlag{Name: "remote-clients", Usage: "also serve commands over TCP with MUNGE, as for login hosts (starts a munged under DIR when none runs); writes DIR/env.remote"},
 				},
 				Action: start,
 			},
@@ -81,7 +82,20 @@ func start(c *cli.Context) error {
 				return cli.Exit("strata cluster: --server-config: "+err.Error(), 2)
 			}
 		}
+		var remote *Remote
+		if c.Bool("remote-clients") {
+			if remote, err = planRemote(dir); err != nil {
+				return cli.Exit("strata cluster: "+err.Error(), 1)
+			}
+			extra = append(extra, remote.mungeTOML()...)
+		}
 		layout, err = create(dir, c.String("name"), c.Int("servers"), c.Int("moms"), c.Int("ncpus"), c.String("mem"), extra)
+		if err == nil && remote != nil {
+			layout.Remote = remote
+			err = layout.save(dir)
+		}
+	} else if err == nil && c.Bool("remote-clients") && layout.Remote == nil {
+		return cli.Exit("strata cluster: --remote-clients: the cluster in "+dir+" was created without it", 2)
 	} else if err == nil {
 		err = migrateSecret(dir, layout) // clusters of the shared-secret release (tls.go)
 	}
@@ -91,6 +105,9 @@ func start(c *cli.Context) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
+	}
+	if err := startMunged(dir, layout.Remote); err != nil { // remote.go
+		return cli.Exit("strata cluster: "+err.Error(), 1)
 	}
 	exited := map[string]<-chan struct{}{}
 	for _, p := range layout.Procs {
@@ -106,10 +123,16 @@ func start(c *cli.Context) error {
 	if err := writeEnv(dir, exe, layout); err != nil {
 		return err
 	}
+	if err := writeEnvRemote(dir, exe, layout); err != nil {
+		return err
+	}
 	if err := waitReady(c.Context, dir, layout, exited, c.Duration("timeout")); err != nil {
 		return cli.Exit("strata cluster: "+err.Error(), 1)
 	}
 	fmt.Fprintf(c.App.Writer, "cluster %s is up: %d processes; run: . %s/env\n", layout.ServerName, len(layout.Procs), dir)
+	if layout.Remote != nil {
+		fmt.Fprintf(c.App.Writer, "remote clients (TCP and MUNGE, as a login host): . %s/env.remote\n", dir)
+	}
 	return nil
 }
 
@@ -297,6 +320,7 @@ func stop(c *cli.Context) error {
 		}
 		os.Remove(pidFile(dir, p.Name))
 	}
+	stopMunged(dir, l.Remote) // remote.go
 	// A local cluster is a test and demo tool: stopping it also ends the
 	// jobs its agents' shepherds still run (a production agent leaves them).
 	KillSessions(sessionsUnder(dir), syscall.SIGKILL)

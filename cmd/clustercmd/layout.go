@@ -23,6 +23,8 @@ type Layout struct {
 	Socket     string    `json:"socket"`
 	APIAddr    string    `json:"api_addr"`
 	Procs      []Process `json:"processes"`
+	// Remote is set for a cluster started with --remote-clients (remote.go).
+	Remote *Remote `json:"remote,omitempty"`
 }
 
 // Process is one server or agent of the local cluster.

@@ -52,6 +52,9 @@ type Env struct {
 	// Connect returns a client for the named server (the name is what
 	// connection errors show).
 	Connect func(serverName string) Server
+	// Setting looks up a client setting: the environment, then the
+	// client configuration file (clientconf.go). nil: the environment.
+	Setting func(key string) string
 
 	Now      func() time.Time
 	Loc      *time.Location
@@ -67,18 +70,16 @@ type Env struct {
 
 // OSEnv is the Env of the running process.
 func OSEnv() *Env {
+	setting := settings(os.LookupEnv)
 	return &Env{
 		Stdin:     os.Stdin,
 		Stdout:    os.Stdout,
 		Stderr:    os.Stderr,
 		LookupEnv: os.LookupEnv,
 		Environ:   os.Environ,
+		Setting:   setting,
 		Connect: func(name string) Server {
-			sock, ok := os.LookupEnv("STRATA_SOCKET")
-			if !ok || sock == "" {
-				sock = DefaultSocket
-			}
-			return api.NewUnixClient(sock, name)
+			return ResolveTarget(setting).Client(name)
 		},
 		Now:      time.Now,
 		Loc:      time.Local,
@@ -130,16 +131,29 @@ type session struct {
 	name   string // from PBS_DEFAULT/PBS_SERVER, or learnt from the server
 }
 
+// setting returns a client setting (environment, then client config).
+func (e *Env) setting(name string) string {
+	if e.Setting != nil {
+		return e.Setting(name)
+	}
+	return e.getenv(name)
+}
+
 // newSession picks the server name from the environment (PBS_DEFAULT wins
 // over PBS_SERVER, as in OpenPBS) and connects. Without either variable the
 // name is asked from the server when first needed; connection errors then
-// name the local host, where the socket is.
+// name the local host, where the socket is. When PBS_SERVER is the address
+// a remote command connects to (no local socket configured), the server
+// names itself: host[:port] need not be its name.
 func newSession(env *Env) *session {
-	name := env.getenv("PBS_DEFAULT")
-	if name == "" {
-		name = env.getenv("PBS_SERVER")
-	}
+	name := env.setting("PBS_DEFAULT")
 	label := name
+	if pbsServer := env.setting("PBS_SERVER"); name == "" && pbsServer != "" {
+		label = pbsServer
+		if env.Setting == nil || ResolveTarget(env.Setting).Addr == "" {
+			name = pbsServer
+		}
+	}
 	if label == "" {
 		if h, err := env.Hostname(); err == nil {
 			label = h

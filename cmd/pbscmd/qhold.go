@@ -34,7 +34,7 @@ func holdCommand(ctx context.Context, env *Env, cmd, usage string, args []string
 	}
 	var holds string
 	var operands []string
-	err := parseOptions(cmd, "h:", "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions(cmd, qholdSpec, "", args, func(c *cli.Context, g getoptArgs) error {
 		operands = g.Operands
 		holds = "u"
 		if c.IsSet(flagName('h')) {

@@ -139,8 +139,7 @@ func Qmgr(ctx context.Context, env *Env, args []string) int {
 }
 
 func (q *qmgr) usage() int {
-	fmt.Fprintln(q.env.Stderr, "Usage: qmgr [-a] [-c command] [-e] [-n] [-z] [server...]")
-	fmt.Fprintln(q.env.Stderr, "       qmgr --version")
+	fmt.Fprint(q.env.Stderr, qmgrUsage)
 	return 1
 }
 

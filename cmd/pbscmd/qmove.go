@@ -44,7 +44,7 @@ func Qrerun(ctx context.Context, env *Env, args []string) int {
 	}
 	var req api.RerunRequest
 	var operands []string
-	err := parseOptions("qrerun", "W:", "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qrerun", qrerunSpec, "", args, func(c *cli.Context, g getoptArgs) error {
 		operands = g.Operands
 		if c.IsSet("W") {
 			if c.String("W") != "force" {
@@ -73,7 +73,7 @@ func Qrun(ctx context.Context, env *Env, args []string) int {
 	}
 	var req api.RunRequest
 	var operands []string
-	err := parseOptions("qrun", "aH:", "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qrun", qrunSpec, "", args, func(c *cli.Context, g getoptArgs) error {
 		operands = g.Operands
 		if c.IsSet("H") {
 			vn, ok := parseRunVnodes(c.String("H"))

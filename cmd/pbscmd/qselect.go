@@ -40,7 +40,7 @@ func Qselect(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	var f qselectFilter
-	err := parseOptions("qselect", "a:A:h:HJl:N:p:q:r:s:tTu:x", "l", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qselect", qselectSpec, "l", args, func(c *cli.Context, g getoptArgs) error {
 		if len(g.Operands) > 0 {
 			return &cmdError{Code: 2, Usage: true}
 		}

@@ -18,7 +18,7 @@ func Qsig(ctx context.Context, env *Env, args []string) int {
 	}
 	sig := "SIGTERM"
 	var operands []string
-	err := parseOptions("qsig", "s:", "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qsig", qsigSpec, "", args, func(c *cli.Context, g getoptArgs) error {
 		operands = g.Operands
 		if c.IsSet("s") {
 			sig = c.String("s")

@@ -45,9 +45,19 @@ func Qsub(ctx context.Context, env *Env, args []string) int {
 	if err != nil {
 		return reportQsub(env, err)
 	}
+	var it *interactiveWait
+	if req.interactive {
+		if it, err = listenInteractive(env, &req.SubmitRequest); err != nil {
+			return reportQsub(env, err)
+		}
+		defer it.close()
+	}
 	id, err := s.client.Submit(ctx, &req.SubmitRequest, submitRetry)
 	if err != nil {
 		return reportQsub(env, err)
+	}
+	if it != nil {
+		return it.run(ctx, env, s, id)
 	}
 	if !quiet {
 		fmt.Fprintln(env.Stdout, id)
@@ -123,6 +133,9 @@ func buildSubmit(env *Env, args []string, defaults *qsubOpts) (*submitReq, bool,
 		defaultName = "STDIN"
 	case len(split.Operands) > 1:
 		return nil, false, usageErr(2, "%s", "only one script may be given")
+	case len(split.Operands) == 0 && cmdline.bools['I']:
+		// qsub -I without a script: stdin is the session's, not a script.
+		defaultName = "STDIN"
 	case len(split.Operands) == 0 || split.Operands[0] == "-":
 		if script, err = readScriptStdin(env); err != nil {
 			return nil, false, err
@@ -169,6 +182,14 @@ func buildSubmit(env *Env, args []string, defaults *qsubOpts) (*submitReq, bool,
 	req.Script = script
 	req.Argv = argv
 	req.SubmitArgs = strings.Join(args, " ")
+	if opts.bools['I'] {
+		if len(argv) > 0 || opts.vals['J'] != "" {
+			return nil, false, usageErr(2, "%s", "-I cannot be combined with -J or -- command")
+		}
+		// Only the script's directives are used, as in PBS.
+		req.interactive = true
+		req.Script = ""
+	}
 	return req, opts.bools['z'], nil
 }
 
@@ -224,6 +245,8 @@ func submitRequest(env *Env, o *qsubOpts, defaultName string) (*submitReq, error
 	req.Depend, _ = o.wValue("depend")
 	req.GroupList, _ = o.wValue("group_list")
 	req.Umask, _ = o.wValue("umask")
+	req.Stagein, _ = o.wValue("stagein")
+	req.Stageout, _ = o.wValue("stageout")
 	req.ArrayIndices = o.vals['J']
 	if v, ok := o.wValue("block"); ok {
 		req.block, _ = model.ParseBool(v)
@@ -258,6 +281,11 @@ func setOutputPaths(env *Env, req *submitReq, o *qsubOpts, cwd, submitHost strin
 		dir := cwd
 		if v, ok := o.vals[s.opt]; ok {
 			h, p := outputPath(v, cwd, submitHost)
+			if !model.ValidHostName(h) {
+				// The agent copies to this host over SSH: a plain
+				// name only, never "user@host" or an option.
+				return errIllegalOpt(s.opt)
+			}
 			*s.dst = h + ":" + p
 			if h != submitHost {
 				continue // another host's file system: cannot check from here

@@ -24,7 +24,7 @@ func Tracejob(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	var operands []string
-	err := parseOptions("tracejob", "aslmvw:p:n:f:c:z", "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("tracejob", tracejobSpec, "", args, func(c *cli.Context, g getoptArgs) error {
 		operands = g.Operands
 		return nil
 	})

@@ -63,7 +63,7 @@ with open(%q, "a") as f:
 	c.addHook("hend", "execjob_end", "", "application/x-python", fmt.Sprintf(`import json, sys
 ev = json.load(sys.stdin)
 with open(%q, "a") as f:
-    f.write("end %%s exit=%%s\n" %% (ev["job"]["id"], ev["job"]["exit_status"]))
+    f.write("end %%s exit=%%s\n" %% (ev["job"]["id"], ev["job"]["Exit_status"]))
 `, m))
 
 	// The shipped example logs to a fixed system path; it runs unchanged.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"os/signal"
@@ -28,14 +27,14 @@ func serverCommand() *cli.Command {
 			if err != nil {
 				return cli.Exit("strata server: "+err.Error(), 1)
 			}
-			out, closeLog, err := logOutput(cfg.LogFile)
+			logger, closeLog, err := serverLogger(cfg.LogFile)
 			if err != nil {
 				return cli.Exit("strata server: "+err.Error(), 1)
 			}
 			defer closeLog()
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			if err := server.New(cfg, out).Run(ctx); err != nil {
+			if err := server.NewWithLogger(cfg, logger).Run(ctx); err != nil {
 				return cli.Exit("strata server: "+err.Error(), 1)
 			}
 			return nil
@@ -43,15 +42,17 @@ func serverCommand() *cli.Command {
 	}
 }
 
-func logOutput(path string) (io.Writer, func(), error) {
+// serverLogger logs to log_file when set, else to stderr (the journal
+// under systemd: see journal.go).
+func serverLogger(path string) (*log.Logger, func(), error) {
 	if path == "" {
-		return os.Stderr, func() {}, nil
+		return daemonLogger(), func() {}, nil
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
 	if err != nil {
 		return nil, nil, fmt.Errorf("config key log_file: %w", err)
 	}
-	return f, func() { f.Close() }, nil
+	return log.New(f, "", log.LstdFlags|log.Lmicroseconds), func() { f.Close() }, nil
 }
 
 // momCommand is `strata mom --config FILE`, the node agent.
@@ -65,7 +66,7 @@ func momCommand() *cli.Command {
 			if err != nil {
 				return cli.Exit("strata mom: "+err.Error(), 1)
 			}
-			logger := log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds)
+			logger := daemonLogger()
 			certs, err := agentCerts(cfg)
 			if err != nil {
 				return cli.Exit("strata mom: "+err.Error(), 1)

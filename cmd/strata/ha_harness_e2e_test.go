@@ -96,3 +96,30 @@ func sockOf(p haProc) string {
 
 // apiOf returns a server's TCP API address.
 func apiOf(p haProc) string { return strings.Fields(p.Addr)[0] }
+
+// editServerConfigs stops the cluster, rewrites every server's
+// server.toml with edit, and starts it again on its existing data (e.g.
+// Strata's default Raft timers instead of the local cluster's fast ones).
+func (c *cluster) editServerConfigs(edit func(string) string) {
+	c.t.Helper()
+	if out, err := exec.Command(filepath.Join(binDir, "strata"), "cluster", "stop", "--dir", c.dir).CombinedOutput(); err != nil {
+		c.t.Fatalf("cluster stop: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(c.dir, "server*", "server.toml"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(edit(string(b))), 0o644); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	c.restart()
+}
+
+// defaultTimers drops the local cluster's fast_raft line: the servers
+// then run Strata's default Raft timers (raftstore.DefaultTimeout).
+func defaultTimers(conf string) string {
+	return strings.Replace(conf, "fast_raft = true\n", "", 1)
+}

@@ -22,8 +22,64 @@ import (
 func TestHAJoinNewServer(t *testing.T) {
 	c := newHACluster(t, 3, 1, 1)
 	before := c.submit("#!/bin/sh\nexit 0\n", "-h")
+	dir4, raft4 := startJoiningServer(t, c, "server4", filepath.Join(binDir, "strata"))
+	c.must("strata", "operator", "raft", "add-peer", "--id", "server4", "--address", raft4)
+	waitFor(t, 10*time.Second, "four peers", func() bool {
+		return len(peerTable(c)) == 4
+	})
+	via4 := *c
+	via4.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+filepath.Join(dir4, "strata.sock"))
+	waitFor(t, 20*time.Second, "server4 to serve the job submitted before it joined", func() bool {
+		return via4.run("qstat", before).code == 0
+	})
+	after := via4.submit("#!/bin/sh\nexit 0\n", "-h")
+	if r := c.run("qstat", after); r.code != 0 {
+		t.Fatalf("job %s submitted through the new server is not visible: %s", after, r.stderr)
+	}
+
+	// Every server learns server4's API address from replicated state
+	// (its announcement, recorded by the leader), without a change to
+	// their [[peer]] tables: with server4 leading, a follower whose file
+	// does not list it still forwards writes to it.
+	via1 := *c
+	via1.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+filepath.Join(c.dir, "server1", "strata.sock"))
+	waitFor(t, 20*time.Second, "server1 to know server4's API address", func() bool {
+		p := peerTable(&via1)["server4"]
+		return len(p) > 4 && p[4] != "?"
+	})
+	c.must("strata", "operator", "raft", "transfer-leader", "--id", "server4")
+	waitFor(t, 10*time.Second, "server1 to see server4 lead", func() bool {
+		p := peerTable(&via1)["server4"]
+		return len(p) > 2 && p[2] == "leader"
+	})
+	id := via1.submit("#!/bin/sh\nexit 0\n", "-h")
+	t.Logf("server4 leads; %s submitted through server1 (forwarded to server4 at %s, learnt from replicated state)", id, peerTable(&via1)["server4"][4])
+}
+
+// peerTable runs `strata operator raft list-peers` and returns each peer's
+// fields (Node Address State Voter API Level) by id.
+func peerTable(c *cluster) map[string][]string {
+	c.t.Helper()
+	m := map[string][]string{}
+	out := c.must("strata", "operator", "raft", "list-peers")
+	for _, l := range strings.Split(out, "\n")[1:] {
+		if strings.TrimSpace(l) == "" {
+			break
+		}
+		f := strings.Fields(l)
+		m[f[0]] = f
+	}
+	return m
+}
+
+// startJoiningServer writes the configuration of a new server `name` (its
+// own certificate, join = true, the [[peer]] tables of server3's file plus
+// its own) and starts it with the binary bin. It returns its directory
+// (socket: DIR/strata.sock) and its Raft address, for add-peer.
+func startJoiningServer(t *testing.T, c *cluster, name, bin string) (string, string) {
+	t.Helper()
 	td := filepath.Join(c.dir, "tls")
-	cert, key := filepath.Join(td, "server-server4.pem"), filepath.Join(td, "server-server4-key.pem")
+	cert, key := filepath.Join(td, "server-"+name+".pem"), filepath.Join(td, "server-"+name+"-key.pem")
 	c.must("strata", "tls", "issue", "--dir", td, "--server", "--host", "127.0.0.1", "--cert", cert, "--key", key)
 
 	port := func() string {
@@ -41,7 +97,7 @@ func TestHAJoinNewServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir4 := filepath.Join(c.dir, "server4")
+	dir4 := filepath.Join(c.dir, name)
 	os.MkdirAll(dir4, 0o755)
 	var lines []string
 	seen := map[string]bool{}
@@ -55,7 +111,7 @@ func TestHAJoinNewServer(t *testing.T) {
 		seen[k] = true
 		switch k {
 		case "node_id":
-			l = `node_id = "server4"` + "\njoin = true"
+			l = fmt.Sprintf("node_id = %q", name) + "\njoin = true"
 		case "data_dir":
 			l = fmt.Sprintf("data_dir = %q", filepath.Join(dir4, "data"))
 		case "socket":
@@ -69,11 +125,11 @@ func TestHAJoinNewServer(t *testing.T) {
 		}
 		lines = append(lines, l)
 	}
-	conf := strings.Join(lines, "\n") + fmt.Sprintf("\n[[peer]]\nid = \"server4\"\nraft_addr = %q\napi_addr = %q\n", raft4, api4)
+	conf := strings.Join(lines, "\n") + fmt.Sprintf("\n[[peer]]\nid = %q\nraft_addr = %q\napi_addr = %q\n", name, raft4, api4)
 	path := filepath.Join(dir4, "server.toml")
 	os.WriteFile(path, []byte(conf), 0o644)
-	logf, _ := os.Create(filepath.Join(c.dir, "server4.log"))
-	srv := exec.Command(filepath.Join(binDir, "strata"), "server", "--config", path)
+	logf, _ := os.Create(filepath.Join(c.dir, name+".log"))
+	srv := exec.Command(bin, "server", "--config", path)
 	srv.Stdout, srv.Stderr = logf, logf
 	srv.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := srv.Start(); err != nil {
@@ -83,22 +139,10 @@ func TestHAJoinNewServer(t *testing.T) {
 		srv.Process.Kill()
 		srv.Wait()
 		if t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(c.dir, "server4.log"))
-			t.Logf("--- server4.log ---\n%s", tail(string(b), 3000))
+			b, _ := os.ReadFile(filepath.Join(c.dir, name+".log"))
+			t.Logf("--- %s.log ---\n%s", name, tail(string(b), 3000))
 		}
 	})
 
-	c.must("strata", "operator", "raft", "add-peer", "--id", "server4", "--address", raft4)
-	waitFor(t, 10*time.Second, "four peers", func() bool {
-		return strings.Count(c.must("strata", "operator", "raft", "list-peers"), "server") == 4
-	})
-	via4 := *c
-	via4.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+filepath.Join(dir4, "strata.sock"))
-	waitFor(t, 20*time.Second, "server4 to serve the job submitted before it joined", func() bool {
-		return via4.run("qstat", before).code == 0
-	})
-	after := via4.submit("#!/bin/sh\nexit 0\n", "-h")
-	if r := c.run("qstat", after); r.code != 0 {
-		t.Fatalf("job %s submitted through the new server is not visible: %s", after, r.stderr)
-	}
+	return dir4, raft4
 }

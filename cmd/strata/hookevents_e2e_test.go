@@ -35,7 +35,7 @@ started = true
 	// may not be altered.
 	sh := c.writeHook("modify.sh", `#!/bin/sh
 [ "$STRATA_HOOK_EVENT" = modifyjob ] || { echo '{"reject_message":"wrong event"}'; exit 1; }
-if grep -q '"name":"frozen"'; then
+if grep -q '"Job_Name":"frozen"'; then
   echo "{\"reject_message\":\"job $STRATA_HOOK_JOBID is frozen\"}"
   exit 1
 fi

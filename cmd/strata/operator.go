@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -33,6 +35,8 @@ func operatorCommand() *cli.Command {
 					{Name: "remove-peer", Usage: "remove a server", Action: removePeer, Flags: []cli.Flag{
 						&cli.StringFlag{Name: "id", Usage: "the server's node_id"},
 						&cli.StringFlag{Name: "address", Usage: "or its raft_addr"}}},
+					{Name: "transfer-leader", Usage: "hand leadership to another server (before maintenance of the leader)", Action: transferLeader, Flags: []cli.Flag{
+						&cli.StringFlag{Name: "id", Required: true, Usage: "the node_id of the server to lead"}}},
 				},
 			},
 			{
@@ -78,15 +82,31 @@ func listPeers(c *cli.Context) error {
 		return operatorErr("raft list-peers", err)
 	}
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "Node\tAddress\tState\tVoter")
+	fmt.Fprintln(tw, "Node\tAddress\tState\tVoter\tAPI\tLevel")
 	for _, p := range resp.Peers {
 		state := "follower"
 		if p.Leader {
 			state = "leader"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", p.ID, p.Address, state, p.Voter)
+		level, apiAddr := "?", p.APIAddr
+		if p.Level > 0 {
+			level = fmt.Sprint(p.Level)
+		}
+		if apiAddr == "" {
+			apiAddr = "?"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\n", p.ID, p.Address, state, p.Voter, apiAddr, level)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// Rolling upgrades (docs/ha.md): the level every voter supports.
+	fmt.Fprintf(c.App.Writer, "\nCommand level in use: %d", resp.CommandLevel)
+	if len(resp.Behind) > 0 {
+		fmt.Fprintf(c.App.Writer, " (newer commands held back: %s)", strings.Join(resp.Behind, "; "))
+	}
+	fmt.Fprintln(c.App.Writer)
+	return nil
 }
 
 func addPeer(c *cli.Context) error {
@@ -96,6 +116,16 @@ func addPeer(c *cli.Context) error {
 		return operatorErr("raft add-peer", err)
 	}
 	fmt.Fprintf(c.App.Writer, "added %s at %s\n", c.String("id"), c.String("address"))
+	return nil
+}
+
+func transferLeader(c *cli.Context) error {
+	ctx, cancel := opContext(c)
+	defer cancel()
+	if err := operatorClient().TransferLeadership(ctx, api.RaftPeerRequest{ID: c.String("id")}); err != nil {
+		return operatorErr("raft transfer-leader", err)
+	}
+	fmt.Fprintf(c.App.Writer, "%s leads\n", c.String("id"))
 	return nil
 }
 
@@ -134,13 +164,19 @@ func restoreSnapshot(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return cli.Exit("usage: strata operator snapshot restore FILE", 2)
 	}
-	data, err := os.ReadFile(c.Args().First())
+	path := c.Args().First()
+	// Opened here, with the caller's own permissions, and streamed: the
+	// server never opens a path it is given.
+	f, err := os.Open(path)
 	if err != nil {
 		return cli.Exit("strata operator snapshot restore: "+err.Error(), 1)
 	}
-	ctx, cancel := opContext(c)
+	f.Close()
+	// Longer than other operator commands: gigabytes may travel.
+	ctx, cancel := context.WithTimeout(c.Context, 30*time.Minute)
 	defer cancel()
-	if err := operatorClient().RestoreSnapshot(ctx, data); err != nil {
+	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	if err := operatorClient().RestoreSnapshot(ctx, open); err != nil {
 		return operatorErr("snapshot restore", err)
 	}
 	fmt.Fprintf(c.App.Writer, "restored %s\n", c.Args().First())

@@ -15,8 +15,12 @@ import (
 )
 
 // acctLog reads the server's accounting files, in date order.
-func (c *cluster) acctLog() string {
-	files, _ := filepath.Glob(filepath.Join(c.dir, "server1", "data", "accounting", "[0-9]*"))
+func (c *cluster) acctLog() string { return c.dataFiles("accounting") }
+
+// dataFiles reads the server's dated files (YYYYMMDD) in a directory of its
+// data_dir (accounting, server_logs), in date order.
+func (c *cluster) dataFiles(dir string) string {
+	files, _ := filepath.Glob(filepath.Join(c.dir, "server1", "data", dir, "[0-9]*"))
 	var b strings.Builder
 	for _, f := range files {
 		data, _ := os.ReadFile(f)

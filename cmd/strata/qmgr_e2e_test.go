@@ -134,7 +134,7 @@ func TestHooksServerEvents(t *testing.T) {
 	c := startCluster(t, 1, 2)
 	py := c.writeHook("walltime.py", `import json, sys
 ev = json.load(sys.stdin)
-if "walltime" not in ev["job"]["resource_list"]:
+if "walltime" not in ev["job"]["Resource_List"]:
     print(json.dumps({"job": {"Resource_List.walltime": "00:10:00"}}))
 `)
 	c.must("qmgr", "-c", "create hook defwall event=queuejob")
@@ -155,7 +155,7 @@ if "walltime" not in ev["job"]["resource_list"]:
 	}
 
 	// runjob: reject jobs named "nope"; the job stays queued with the message.
-	sh := c.writeHook("runjob.sh", "#!/bin/sh\nif grep -q '\"name\":\"nope\"' ; then echo '{\"reject_message\":\"nope is not allowed\"}'; exit 1; fi\nexit 0\n")
+	sh := c.writeHook("runjob.sh", "#!/bin/sh\nif grep -q '\"Job_Name\":\"nope\"' ; then echo '{\"reject_message\":\"nope is not allowed\"}'; exit 1; fi\nexit 0\n")
 	c.must("qmgr", "-c", "create hook norun event=runjob; import hook norun application/x-executable default "+sh)
 	id = c.submit("sleep 0\n", "-N", "nope")
 	waitFor(t, 20*time.Second, "runjob rejection comment", func() bool {

@@ -1,9 +1,12 @@
-# queuejob hook: give jobs without a walltime a default of one hour.
+# queuejob hook: give jobs submitted without a walltime a default of one
+# hour (an OpenPBS hook; runs unchanged under Strata's pbs module).
 #   qmgr -c "create hook defwall event=queuejob"
 #   qmgr -c "import hook defwall application/x-python default default_walltime.py"
-import json
-import sys
+import pbs
 
-event = json.load(sys.stdin)
-if "walltime" not in event["job"].get("resource_list", {}):
-    print(json.dumps({"job": {"Resource_List.walltime": "01:00:00"}}))
+e = pbs.event()
+j = e.job
+if j.Resource_List["walltime"] is None:
+    j.Resource_List["walltime"] = pbs.duration("01:00:00")
+    pbs.logjobmsg(j.id or j.Job_Name, "walltime defaulted to 01:00:00")
+e.accept()

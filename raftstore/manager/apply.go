@@ -127,6 +127,17 @@ func setServerAttr(c *model.ServerConfig, a Attr) error {
 		return setBool(&c.QueryOtherJobs, a, false)
 	case "scheduler_iteration":
 		return setInt(&c.SchedulerIteration, a, 0, 1)
+	case "log_events":
+		v := int64(c.LogEventMask())
+		if err := setInt(&v, a, model.DefaultLogEvents, 0); err != nil {
+			return err
+		}
+		if a.Op == "" {
+			c.LogEvents = nil
+		} else {
+			c.LogEvents = &v
+		}
+		return nil
 	case "resources_default":
 		return setResource(&c.ResourcesDefault, a, c.Defs, false)
 	case "default_chunk":

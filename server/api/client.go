@@ -50,8 +50,10 @@ func NewUnixClient(socket, serverName string) *Client {
 		for i := range sockets {
 			c.servers.bases = append(c.servers.bases, fmt.Sprintf("http://s%d", i))
 		}
+		c.servers.names = sockets
 		// A server without a leader says so; another may have one.
 		c.servers.onNotLeader = true
+		c.servers.probeAfter = commandProbeAfter // stall.go
 	}
 	return c
 }
@@ -77,11 +79,20 @@ func NewTCPClient(addr string, certs *pki.Source) *Client {
 		for _, a := range addrs {
 			c.servers.bases = append(c.servers.bases, "https://"+a)
 		}
+		c.servers.names = addrs
+		c.servers.probeAfter = agentProbeAfter // stall.go
 		// Agents must reach the leader: a follower answers them "not
 		// leader" and they move on to the next server.
 		c.servers.onNotLeader = true
 	}
 	return c
+}
+
+// rawBody is a request body sent as it is (not JSON), opened anew for each
+// server a request is sent to.
+type rawBody struct {
+	contentType string
+	open        func() (io.ReadCloser, error)
 }
 
 // ConnectError is returned when the server cannot be reached at all; the
@@ -96,6 +107,10 @@ func (e *ConnectError) Error() string {
 	var he *pki.HandshakeError
 	if errors.As(e.Err, &he) {
 		return fmt.Sprintf("cannot connect to server %s: %v", e.Server, he)
+	}
+	var ae *AuthError // remote.go: no credential, nothing sent
+	if errors.As(e.Err, &ae) {
+		return fmt.Sprintf("cannot connect to server %s: %v", e.Server, ae)
 	}
 	return fmt.Sprintf("cannot connect to server %s (errno=%d)", e.Server, e.Errno)
 }
@@ -121,7 +136,15 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 // doOne sends one request to the server at base.
 func (c *Client) doOne(ctx context.Context, base, method, path string, query url.Values, in, out any) error {
 	var body io.Reader
-	if in != nil {
+	contentType := "application/json"
+	if raw, ok := in.(rawBody); ok {
+		rc, err := raw.open()
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		body, contentType = rc, raw.contentType
+	} else if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
 			return fmt.Errorf("encode request: %w", err)
@@ -137,7 +160,7 @@ func (c *Client) doOne(ctx context.Context, base, method, path string, query url
 		return err
 	}
 	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -166,7 +189,8 @@ func (c *Client) doOne(ctx context.Context, base, method, path string, query url
 // classify separates "never reached the server" from "reply lost".
 func (c *Client) classify(err error) error {
 	var he *pki.HandshakeError
-	if errors.As(err, &he) {
+	var ae *AuthError
+	if errors.As(err, &he) || errors.As(err, &ae) {
 		return &ConnectError{Server: c.ServerName, Errno: int(syscall.ECONNREFUSED), Err: err}
 	}
 	var errno syscall.Errno
@@ -213,7 +237,10 @@ func (c *Client) Submit(ctx context.Context, req *SubmitRequest, retryFor time.D
 			return "", ctx.Err()
 		case <-time.After(backoff):
 		}
-		if backoff < time.Second {
+		// Capped low: during a failover the cluster typically answers again
+		// within a second, and a long last wait would add most of itself
+		// to the client's outage.
+		if backoff < 200*time.Millisecond {
 			backoff *= 2
 		}
 	}

@@ -3,10 +3,12 @@ package api
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/strata-hpc/strata/model"
 )
@@ -18,9 +20,13 @@ import (
 // token retries, the agent's loops) provides the backoff between rounds.
 type failover struct {
 	bases       []string
+	names       []string // the sockets or addresses, for messages
 	onNotLeader bool
-	mu          sync.Mutex
-	cur         int
+	// probeAfter is how long a request may go without its reply before
+	// the server is probed (stall.go); 0 never probes.
+	probeAfter time.Duration
+	mu         sync.Mutex
+	cur        int
 }
 
 // SplitServers splits a comma-separated list of sockets or addresses.
@@ -54,8 +60,8 @@ func (c *Client) doFailover(ctx context.Context, method, path string, query url.
 	var err, answered error
 	for i := 0; i < len(f.bases); i++ {
 		n := (start + i) % len(f.bases)
-		err = c.doOne(ctx, f.bases[n], method, path, query, in, out)
-		if !f.moveOn(err) {
+		err = c.doWatched(ctx, f.bases[n], method, path, query, in, out)
+		if !f.moveOn(method, err) {
 			f.mu.Lock()
 			f.cur = n
 			f.mu.Unlock()
@@ -76,10 +82,13 @@ func (c *Client) doFailover(ctx context.Context, method, path string, query url.
 }
 
 // moveOn reports whether err says the request was not handled by this
-// server and another may handle it.
-func (f *failover) moveOn(err error) bool {
+// server and another may handle it. A read whose reply was lost (the
+// server died while answering) is simply asked again elsewhere.
+func (f *failover) moveOn(method string, err error) bool {
 	var ce *ConnectError
-	if errors.As(err, &ce) {
+	var se *StalledError
+	var lost *LostReplyError
+	if errors.As(err, &ce) || errors.As(err, &se) || (method == http.MethodGet && errors.As(err, &lost)) {
 		return true
 	}
 	var pe *model.PBSError

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"io"
 	"net/http"
 )
 
@@ -13,11 +14,27 @@ type RaftPeer struct {
 	APIAddr string `json:"api_addr,omitempty"`
 	Voter   bool   `json:"voter"`
 	Leader  bool   `json:"leader"`
+	// Level is the command level the server supports, 0 when unknown to
+	// the server answering (docs/ha.md, rolling upgrades).
+	Level int `json:"level,omitempty"`
 }
 
 // RaftPeersResponse answers GET /operator/raft/peers.
 type RaftPeersResponse struct {
 	Peers []RaftPeer `json:"peers"`
+	// CommandLevel is the highest command level every voter supports, as
+	// far as the answering server knows; Behind names the voters below
+	// this release's level (new command types are held back for them).
+	CommandLevel int      `json:"command_level"`
+	Behind       []string `json:"behind,omitempty"`
+}
+
+// ServerAnnouncement is what a server tells the leader about itself.
+type ServerAnnouncement struct {
+	ID       string `json:"id"`
+	RaftAddr string `json:"raft_addr"`
+	APIAddr  string `json:"api_addr"`
+	Level    int    `json:"level"`
 }
 
 // RaftPeerRequest names a server to add (id and Raft address) or remove
@@ -45,6 +62,11 @@ func (c *Client) AddRaftPeer(ctx context.Context, req RaftPeerRequest) error {
 	return c.Do(ctx, http.MethodPost, "/operator/raft/peers", nil, req, nil)
 }
 
+// TransferLeadership hands leadership to the server req.ID.
+func (c *Client) TransferLeadership(ctx context.Context, req RaftPeerRequest) error {
+	return c.Do(ctx, http.MethodPost, "/operator/raft/transfer", nil, req, nil)
+}
+
 // RemoveRaftPeer removes a server.
 func (c *Client) RemoveRaftPeer(ctx context.Context, req RaftPeerRequest) error {
 	return c.Do(ctx, http.MethodPost, "/operator/raft/peers/remove", nil, req, nil)
@@ -57,9 +79,15 @@ func (c *Client) SaveSnapshot(ctx context.Context) ([]byte, error) {
 	return out.Data, err
 }
 
-// RestoreSnapshot replaces the cluster's state with a saved snapshot.
-func (c *Client) RestoreSnapshot(ctx context.Context, data []byte) error {
-	return c.Do(ctx, http.MethodPost, "/operator/snapshot", nil, Snapshot{Data: data}, nil)
+// SnapshotContentType is the body of a snapshot restore: the snapshot
+// file's bytes as they are, streamed (it may be far larger than a
+// request's max_body_bytes).
+const SnapshotContentType = "application/vnd.strata.snapshot"
+
+// RestoreSnapshot replaces the cluster's state with a saved snapshot,
+// streamed from open (called again for each server tried).
+func (c *Client) RestoreSnapshot(ctx context.Context, open func() (io.ReadCloser, error)) error {
+	return c.Do(ctx, http.MethodPost, "/operator/snapshot", nil, rawBody{contentType: SnapshotContentType, open: open}, nil)
 }
 
 // RaftIndex is the leader's applied index (GET /raft/index), which a

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/cmd/pbscmd"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// The manual pages and the bash completion are generated from the command
+// definitions (`make install` runs these), so they cannot drift from what
+// the commands accept: the PBS commands' pages from pbscmd.Manuals (whose
+// options are held equal to the getopt specs the commands parse with), and
+// strata(8) from the urfave/cli definitions that `strata CMD --help` prints.
+
+// genManCommand is `strata gen-man DIR`.
+func genManCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "gen-man",
+		Usage:     "write the manual pages of every command under DIR/manN (make install runs it)",
+		ArgsUsage: "DIR",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cli.Exit("usage: strata gen-man DIR", 2)
+			}
+			files, err := writeManPages(c.Args().First())
+			if err != nil {
+				return cli.Exit("strata gen-man: "+err.Error(), 1)
+			}
+			for _, f := range files {
+				fmt.Fprintln(c.App.Writer, f)
+			}
+			return nil
+		},
+	}
+}
+
+// genCompletionCommand is `strata gen-completion`: the bash completion
+// script on stdout.
+func genCompletionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "gen-completion",
+		Usage: "print the bash completion script of strata and the PBS commands (make install runs it)",
+		Action: func(c *cli.Context) error {
+			_, err := io.WriteString(c.App.Writer, bashCompletion())
+			return err
+		},
+	}
+}
+
+// writeManPages writes every page under dir and returns the files written.
+func writeManPages(dir string) ([]string, error) {
+	pages := map[string]string{}
+	for _, m := range pbscmd.Manuals() {
+		pages[filepath.Join(fmt.Sprintf("man%d", m.Section), fmt.Sprintf("%s.%d", m.Name, m.Section))] = pbsManPage(m)
+	}
+	page, err := strataManPage()
+	if err != nil {
+		return nil, err
+	}
+	pages[filepath.Join("man8", "strata.8")] = page
+	var files []string
+	for name := range pages {
+		files = append(files, name)
+	}
+	sort.Strings(files)
+	for i, name := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, []byte(pages[name]), 0o644); err != nil {
+			return nil, err
+		}
+		files[i] = path
+	}
+	return files, nil
+}
+
+// daemonCommands are the strata subcommands documented in strata(8): the
+// ones that are not PBS commands (those have pages of their own).
+func daemonCommands() []*cli.Command {
+	pbs := map[string]bool{}
+	for _, m := range pbscmd.Manuals() {
+		pbs[m.Name] = true
+	}
+	var out []*cli.Command
+	for _, c := range allCommands() {
+		if !pbs[c.Name] && !c.Hidden {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// strataManPage renders strata(8) with urfave/cli's ToMan from the same
+// definitions as --help.
+func strataManPage() (string, error) {
+	var names []string
+	for _, m := range pbscmd.Manuals() {
+		names = append(names, fmt.Sprintf("%s(%d)", m.Name, m.Section))
+	}
+	app := &cli.App{
+		Name:  "strata",
+		Usage: "a PBS-compatible batch scheduler with AOE provisioning",
+		Description: "strata is one binary: the server, the node agent (mom), the cluster PKI, operator tools, " +
+			"the local-cluster tool and, when called through a link named like one, every PBS command. " +
+			"Run under systemd (JOURNAL_STREAM set), strata server and strata mom log to the journal with priorities and without timestamps. " +
+			"See also " + strings.Join(names, ", ") + ", and docs/deploy.md.",
+		Version:  api.PBSVersion,
+		Commands: daemonCommands(),
+		// ToMan lists global flags; help and version are the only ones.
+		HideHelp: true,
+	}
+	app.Setup()
+	return app.ToManWithSection(8)
+}
+
+// pbsManPage renders one PBS command's page in roff.
+func pbsManPage(m pbscmd.Manual) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, ".TH %s %d \"\" \"Strata %s\" \"Strata PBS commands\"\n", strings.ToUpper(m.Name), m.Section, roffEscape(api.PBSVersion))
+	b.WriteString(".SH NAME\n")
+	usage := ""
+	for _, c := range append(pbscmd.Commands(), pbscmd.ReservationCommands()...) {
+		if c.Name == m.Name {
+			usage = c.Usage
+		}
+	}
+	fmt.Fprintf(&b, "%s \\- %s\n", roffEscape(m.Name), roffEscape(usage))
+	b.WriteString(".SH SYNOPSIS\n.nf\n")
+	syn := strings.TrimSpace(m.Synopsis)
+	syn = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(syn, "usage:"), "Usage:"))
+	for _, line := range strings.Split(syn, "\n") {
+		b.WriteString(roffLine(strings.TrimSpace(line)) + "\n")
+	}
+	b.WriteString(".fi\n.SH DESCRIPTION\n")
+	b.WriteString(roffLine(m.Description) + "\n")
+	if len(m.Options) > 0 {
+		b.WriteString(".SH OPTIONS\n")
+		for _, o := range m.Options {
+			b.WriteString(".TP\n")
+			if o.Arg != "" {
+				fmt.Fprintf(&b, ".BI \\-%c \" %s\"\n", o.Letter, roffEscape(o.Arg))
+			} else {
+				fmt.Fprintf(&b, ".B \\-%c\n", o.Letter)
+			}
+			text := o.Text
+			if strings.IndexByte(m.Unsupported, o.Letter) >= 0 {
+				text += " Not supported in this release: the command refuses it."
+			}
+			b.WriteString(roffLine(text) + "\n")
+		}
+	}
+	b.WriteString(".TP\n.B \\-\\-version\nPrint the PBS version and exit.\n")
+	b.WriteString(".SH ENVIRONMENT\n.TP\n.B PBS_SERVER\nThe server name; short job ids (123) are completed with it.\n")
+	b.WriteString(".TP\n.B STRATA_SOCKET\nThe server's Unix socket (default /var/run/strata/strata.sock).\n")
+	b.WriteString(".SH SEE ALSO\n.BR strata (8)\n")
+	return b.String()
+}
+
+// roffEscape escapes backslashes and hyphens for roff.
+func roffEscape(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\e`)
+	return strings.ReplaceAll(s, "-", `\-`)
+}
+
+// roffLine escapes s and keeps a leading dot or quote from being read as
+// a request.
+func roffLine(s string) string {
+	s = roffEscape(s)
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
+		s = `\&` + s
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+//go:build e2e
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHARollingUpgrade runs one follower of a 3-server cluster on the
+// previous release: the same source built with a lower command level
+// (-ldflags -X raftstore.commandLevel=1), which knows no ServerInfo
+// entries. It keeps applying the log (it refuses the entries it does not
+// know, deterministically, and serves the jobs around them); the leader
+// holds back ServerInfo while it is a voter (a server added meanwhile is
+// not recorded); once the follower is replaced by the current release, the
+// leader records the new server and every server learns its address.
+func TestHARollingUpgrade(t *testing.T) {
+	prev := filepath.Join(binDir, "strata-prev")
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/strata-hpc/strata/raftstore.commandLevel=1", "-o", prev, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the previous release: %v\n%s", err, out)
+	}
+	c := newHACluster(t, 3, 1, 2)
+	lead := c.leader(20 * time.Second)
+	via := func(name string) *cluster {
+		one := *c
+		one.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+filepath.Join(c.dir, name, "strata.sock"))
+		return &one
+	}
+	var old, other string // two followers: one goes back a release
+	for _, p := range c.status() {
+		if p.Role == "server" && p.Name != lead.Name {
+			if old == "" {
+				old = p.Name
+			} else {
+				other = p.Name
+			}
+		}
+	}
+	viaLead, viaOther := via(lead.Name), via(other)
+	waitFor(t, 20*time.Second, "every server recorded at level 2", func() bool {
+		peers := peerTable(viaOther)
+		for _, f := range peers {
+			if len(f) < 6 || f[4] == "?" || f[5] != "2" {
+				return false
+			}
+		}
+		return len(peers) == 3
+	})
+
+	// The follower goes back to the previous release, on its own data.
+	c.kill9(old)
+	logf, err := os.OpenFile(filepath.Join(c.dir, old+".log"), os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := exec.Command(prev, "server", "--config", filepath.Join(c.dir, old, "server.toml"))
+	srv.Stdout, srv.Stderr = logf, logf
+	srv.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go srv.Wait() // reaped when killed below
+	os.WriteFile(filepath.Join(c.dir, old+".pid"), []byte(fmt.Sprint(srv.Process.Pid)), 0o644)
+	waitFor(t, 20*time.Second, "the leader to see "+old+" at command level 1", func() bool {
+		return strings.Contains(viaLead.must("strata", "operator", "raft", "list-peers"), "Command level in use: 1 (newer commands held back: "+old+" supports 1)")
+	})
+	// It replayed the ServerInfo entries of its log and refused them.
+	b, _ := os.ReadFile(filepath.Join(c.dir, old+".log"))
+	if !strings.Contains(string(b), "ServerInfo needs command level 2, this server applies up to 1") {
+		t.Fatalf("%s.log does not show the refused ServerInfo entries", old)
+	}
+	// It keeps applying: a job submitted through the leader runs and is
+	// read through the old server (its read waits for its own FSM).
+	id := c.submit("#!/bin/sh\nexit 0\n")
+	c.waitState(id, 30*time.Second, "F")
+	if r := via(old).run("qstat", "-x", id); r.code != 0 {
+		t.Fatalf("the previous release does not serve %s: %s", id, r.stderr)
+	}
+	viaOld := via(old)
+	id2 := viaOld.submit("#!/bin/sh\nexit 0\n") // forwarded by the old server
+	c.waitState(id2, 30*time.Second, "F")
+
+	// A server added now is not recorded: the leader holds ServerInfo back.
+	_, raft4 := startJoiningServer(t, c, "server4", filepath.Join(binDir, "strata"))
+	viaLead.must("strata", "operator", "raft", "add-peer", "--id", "server4", "--address", raft4)
+	waitFor(t, 20*time.Second, "the leader to hold back server4's record", func() bool {
+		b, _ := os.ReadFile(filepath.Join(c.dir, lead.Name+".log"))
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, "holding back ServerInfo for") && strings.Contains(l, "server4") && strings.Contains(l, old+" supports 1") {
+				return true
+			}
+		}
+		return false
+	})
+	if f := peerTable(viaOther)["server4"]; len(f) < 5 || f[4] != "?" {
+		t.Fatalf("%s knows server4's API address while the record is held back: %v", other, f)
+	}
+
+	// The old server is replaced by the current release: the leader
+	// records server4, and every server learns its address.
+	c.kill9(old)
+	c.restart()
+	waitFor(t, 30*time.Second, "command level 2 in use", func() bool {
+		return strings.Contains(viaLead.must("strata", "operator", "raft", "list-peers"), "Command level in use: 2\n")
+	})
+	waitFor(t, 20*time.Second, "server4 recorded and known to "+other, func() bool {
+		f := peerTable(viaOther)["server4"]
+		return len(f) > 5 && f[4] != "?" && f[5] == "2"
+	})
+	t.Logf("rolling upgrade: %s ran command level 1 (applied %s and %s, refused ServerInfo), the leader held back server4's record, after the upgrade %s knows server4 at %s",
+		old, id, id2, other, peerTable(viaOther)["server4"][4])
+}

@@ -56,31 +56,24 @@ func memoryPerJob(tb testing.TB, n int) float64 {
 	// The accounting table is bounded (maxAcctRecords): fill it first so
 	// that its fixed cost is not counted against the jobs: submit as many
 	// jobs before measuring (their records make way for the measured ones).
-	warm := make([]*raft.Log, 0, 64)
-	flush := func() {
-		h.fsm.ApplyBatch(warm)
-		warm = warm[:0]
-	}
 	idx := uint64(100)
-	for i := 0; i < maxAcctRecords; i++ {
-		data, _ := Encode(&SubmitJob{Job: qsubJob(n + i), Now: 1_700_000_000})
-		idx++
-		warm = append(warm, &raft.Log{Index: idx, Type: raft.LogCommand, Data: data})
-		if len(warm) == cap(warm) {
-			flush()
+	// submit applies jobs from..to-1 in group commits of 64, as Raft
+	// delivers a burst of submissions.
+	submit := func(from, to int) {
+		batch := make([]*raft.Log, 0, 64)
+		for i := from; i < to; i++ {
+			data, _ := Encode(&SubmitJob{Job: qsubJob(i), Now: 1_700_000_000})
+			idx++
+			batch = append(batch, &raft.Log{Index: idx, Type: raft.LogCommand, Data: data})
+			if len(batch) == cap(batch) || i == to-1 {
+				h.fsm.ApplyBatch(batch)
+				batch = batch[:0]
+			}
 		}
 	}
-	flush()
+	submit(n, n+maxAcctRecords)
 	before := heapInUse()
-	for i := 0; i < n; i++ {
-		data, _ := Encode(&SubmitJob{Job: qsubJob(i), Now: 1_700_000_000})
-		idx++
-		warm = append(warm, &raft.Log{Index: idx, Type: raft.LogCommand, Data: data})
-		if len(warm) == cap(warm) {
-			flush()
-		}
-	}
-	flush()
+	submit(0, n)
 	after := heapInUse()
 	if p := os.Getenv("STRATA_HEAP_PROFILE"); p != "" {
 		if f, err := os.Create(p); err == nil {

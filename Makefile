@@ -10,6 +10,10 @@ GO      ?= go
 BIN     := bin
 LINKS   := qsub qstat qdel qhold qrls qalter qsig qselect qmove qrerun qrun qorder tracejob pbsnodes qmgr pbs_rsub pbs_rstat pbs_rdel
 DEMODIR ?= /tmp/strata-demo
+# make bench: the largest cycle size (1: 100k queued jobs, 2: also 1M) and
+# how many samples of each.
+BENCH_SCALE ?= 2
+CYCLE_COUNT ?= 3
 
 .PHONY: all build test unit demo demo-ha bench vet fuzz clean install uninstall
 
@@ -64,7 +68,12 @@ bench: build
 	$(GO) test -run '^$$' -bench 'Provision' -benchtime 3x ./raftstore/ | tee -a /tmp/strata-gobench.txt
 	$(GO) test -run '^$$' -bench . -benchtime 5000x ./server/ | tee -a /tmp/strata-gobench.txt
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./scheduler/sim/ | tee -a /tmp/strata-gobench.txt
-	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --out docs/performance.md
+	# One whole scheduling cycle at cluster size (snapshot, Input, Schedule):
+	# 10k, 100k and 1M queued jobs, CYCLE_COUNT samples each, medians in a
+	# table and docs/cycle-time.png (STRATA_BENCH_SCALE=1 stops at 100k).
+	STRATA_BENCH_SCALE=$(BENCH_SCALE) $(GO) test -run '^$$' -bench '^Benchmark(Cycle|Place50kJobs50kVnodes)$$' -benchtime 2x -count $(CYCLE_COUNT) -timeout 3h ./server/schedglue/ | tee /tmp/strata-cycle.txt
+	$(GO) run ./tools/benchplot -in /tmp/strata-cycle.txt -png docs/cycle-time.png > /tmp/strata-cycle.md
+	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --cycle /tmp/strata-cycle.md --out docs/performance.md
 	# High availability: failover times and submission throughput, 3 servers against 1 (docs/ha.md).
 	STRATA_HA_BENCH=1 STRATA_HA_BENCH_OUT=$(CURDIR)/docs/performance.md $(GO) test -tags e2e -count=1 -run '^TestHABench$$' -v ./cmd/strata/ | grep -E 'HA figures|^(ok|FAIL)'
 

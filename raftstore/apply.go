@@ -15,6 +15,9 @@ import (
 type writer struct {
 	txn   *memdb.Txn
 	index uint64
+	// pack shares the repeated parts of stored jobs (compact.go); nil
+	// stores jobs as they are.
+	pack *compactor
 	// acctN counts the accounting records the entry made (accounting.go).
 	acctN uint64
 	// events are the entry's lines for the servers' event logs, handed
@@ -112,6 +115,9 @@ func (w *writer) putJob(j *model.Job) {
 		w.touchHost(old.MSHost)
 	}
 	w.touchHost(j.MSHost)
+	if w.pack != nil {
+		w.pack.job(j)
+	}
 	w.must(w.txn.Insert(tableJobs, j))
 	w.touch(tableJobs)
 }

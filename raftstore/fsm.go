@@ -79,7 +79,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	var types []MessageType
 	var events []model.LogEvent
 	for i, l := range logs {
-		res, typ, evs, ok := f.applyEntry(txn, l)
+		res, typ, evs, ok := f.applyEntry(st, txn, l)
 		if !ok {
 			// Part of the failed entry may be in txn. Start again one
 			// transaction per entry, so that exactly the failed entries
@@ -108,7 +108,7 @@ func (f *FSM) applyEach(st *StateStore, logs []*raft.Log) []any {
 	var events []model.LogEvent
 	for i, l := range logs {
 		txn := st.db.Txn(true)
-		res, typ, evs, ok := f.applyEntry(txn, l)
+		res, typ, evs, ok := f.applyEntry(st, txn, l)
 		out[i] = res
 		if !ok {
 			txn.Abort()
@@ -136,7 +136,7 @@ func (f *FSM) notify(types []MessageType) {
 // panicked: txn then holds part of the entry and must be aborted. An entry
 // that does not decode is refused before anything is written (ok true,
 // nothing to undo).
-func (f *FSM) applyEntry(txn *memdb.Txn, l *raft.Log) (res any, typ MessageType, events []model.LogEvent, ok bool) {
+func (f *FSM) applyEntry(st *StateStore, txn *memdb.Txn, l *raft.Log) (res any, typ MessageType, events []model.LogEvent, ok bool) {
 	if l.Type != raft.LogCommand {
 		return nil, 0, nil, true
 	}
@@ -151,7 +151,7 @@ func (f *FSM) applyEntry(txn *memdb.Txn, l *raft.Log) (res any, typ MessageType,
 			res, typ, events, ok = model.Errorf(model.PBSESystem, "log entry %d (%s) cannot be applied", l.Index, cmd.Type()), 0, nil, false
 		}
 	}()
-	w := &writer{txn: txn, index: l.Index, appended: l.AppendedAt.Unix()}
+	w := &writer{txn: txn, index: l.Index, appended: l.AppendedAt.Unix(), pack: st.pack}
 	res = w.apply(cmd)
 	w.flushAcct()
 	return res, cmd.Type(), w.events, true
@@ -176,7 +176,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if err != nil {
 		return err
 	}
-	if err := readSnapshot(rc, st.db); err != nil {
+	if err := readSnapshot(rc, st); err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}
 	f.mu.Lock()
@@ -254,9 +254,9 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 
 func (s *fsmSnapshot) Release() {}
 
-func readSnapshot(r io.Reader, db *memdb.MemDB) error {
+func readSnapshot(r io.Reader, st *StateStore) error {
 	dec := json.NewDecoder(r)
-	txn := db.Txn(true)
+	txn := st.db.Txn(true)
 	defer txn.Abort()
 	for {
 		var rec snapshotRecord
@@ -297,6 +297,9 @@ func readSnapshot(r io.Reader, db *memdb.MemDB) error {
 		}
 		if err := json.Unmarshal(rec.Value, obj); err != nil {
 			return fmt.Errorf("decode %s: %w", rec.Kind, err)
+		}
+		if j, ok := obj.(*model.Job); ok {
+			st.pack.job(j) // as compact as the jobs the log stored
 		}
 		if err := txn.Insert(table, obj); err != nil {
 			return fmt.Errorf("insert %s: %w", rec.Kind, err)

@@ -75,6 +75,9 @@ func schema() *memdb.DBSchema {
 // Snapshot, which is a consistent MVCC view that never blocks writers.
 type StateStore struct {
 	db *memdb.MemDB
+	// pack is the compact job representation's sharing tables
+	// (compact.go), used by the one writer (the FSM) only.
+	pack *compactor
 }
 
 // NewStateStore returns an empty store.
@@ -83,7 +86,7 @@ func NewStateStore() (*StateStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create state store: %w", err)
 	}
-	return &StateStore{db: db}, nil
+	return &StateStore{db: db, pack: newCompactor()}, nil
 }
 
 // first returns the first object of table matching index and args, typed,
@@ -157,7 +160,21 @@ func (s *StateSnapshot) JobsOnHost(host string) ([]*model.Job, <-chan struct{}) 
 	return out, it.WatchCh()
 }
 
+// JobsInStateUnordered is JobsInState in index order (job ids as
+// strings), for callers that sort anyway: the scheduler's input sorts a
+// long queue once, in job order.
+func (s *StateSnapshot) JobsInStateUnordered(state string) []*model.Job {
+	return s.indexedJobs("state", state)
+}
+
 func (s *StateSnapshot) collectJobs(index string, args ...any) []*model.Job {
+	out := s.indexedJobs(index, args...)
+	sortJobs(out)
+	return out
+}
+
+// indexedJobs lists the jobs an index lookup finds, in index order.
+func (s *StateSnapshot) indexedJobs(index string, args ...any) []*model.Job {
 	it, err := s.txn.Get(tableJobs, index, args...)
 	if err != nil {
 		return nil
@@ -166,7 +183,6 @@ func (s *StateSnapshot) collectJobs(index string, args ...any) []*model.Job {
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		out = append(out, raw.(*model.Job))
 	}
-	sortJobs(out)
 	return out
 }
 

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/strata-hpc/strata/internal/benchmix"
 	"github.com/strata-hpc/strata/model"
 )
 
@@ -36,42 +37,20 @@ func benchSnapshot(tb testing.TB, nv, nj int) *Snapshot {
 		opts = append(opts, prio(rng.IntN(3)))
 		vnodes = append(vnodes, vnode(fmt.Sprintf("n%04d", i), "ncpus=32,mem=128gb", opts...))
 	}
-	mix := []struct {
-		pct   int
-		sel   string
-		place string
-	}{
-		{40, "1:ncpus=1:mem=2gb", ""},
-		{15, "1:ncpus=1:mem=4gb", ""},
-		{15, "1:ncpus=4:mem=8gb", ""},
-		{8, "4:ncpus=8:mem=16gb", "free"},
-		{5, "2:ncpus=16:mpiprocs=16", "scatter"},
-		{5, "1:ncpus=32", "excl"},
-		{3, "2:ncpus=32", "scatter:excl"},
-		{3, "4:ncpus=4", "pack"},
-		{4, "1:ncpus=2:host=n%04d", ""},
-		{2, "1:ncpus=64", ""},
-	}
+	mix := benchmix.Mix()
 	var jobs []*model.Job
 	for seq := int64(1); len(jobs) < nj; seq++ {
-		r := rng.IntN(100)
-		for _, m := range mix {
-			if r >= m.pct {
-				r -= m.pct
-				continue
-			}
-			sel := m.sel
-			if m.sel == "1:ncpus=2:host=n%04d" {
-				sel = fmt.Sprintf(m.sel, rng.IntN(nv-multi))
-			}
-			var opts []jobOpt
-			if rng.IntN(10) == 0 {
-				opts = append(opts, inQueue("hi"))
-			}
-			opts = append(opts, jobPrio(rng.IntN(3)))
-			jobs = append(jobs, job(tb, seq, sel, m.place, opts...))
-			break
+		k := benchmix.Pick(mix, rng.IntN(100))
+		sel := k.Select
+		if k.Pinned {
+			sel = fmt.Sprintf(sel, fmt.Sprintf("n%04d", rng.IntN(nv-multi)))
 		}
+		var opts []jobOpt
+		if rng.IntN(10) == 0 {
+			opts = append(opts, inQueue("hi"))
+		}
+		opts = append(opts, jobPrio(rng.IntN(3)))
+		jobs = append(jobs, job(tb, seq, sel, k.Place, opts...))
 	}
 	s := snapshot(vnodes, jobs...)
 	s.Queues["hi"] = Queue{Name: "hi", Priority: 100}

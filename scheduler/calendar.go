@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -62,9 +63,15 @@ type calendar struct {
 	exclHolds []int
 	vp        []profile
 	prof      profile
-	slab      []float64 // backing store for use amounts
-	sum       []float64 // scratch: one job's total amounts
-	unused    unusedIndex
+	// rels are the releases of jobs started since prof was last read;
+	// profile() merges them in one pass. Adding each at once cost a walk
+	// over every later step, quadratic in the jobs a cycle starts (a
+	// cycle that fills an empty cluster of 50,000 vnodes starts hundreds
+	// of thousands).
+	rels   []release
+	slab   []float64 // backing store for use amounts
+	sum    []float64 // scratch: one job's total amounts
+	unused unusedIndex
 }
 
 // newCalendar builds the calendar from the running jobs, the jobs started
@@ -199,8 +206,19 @@ func (cal *calendar) addRunning(st *state, exec []model.ExecChunk, end int64, ex
 		}
 	}
 	if end != forever && anyNonZero(sum) {
-		cal.prof.add(end, forever, sum, 1)
+		amt := cal.alloc()
+		copy(amt, sum)
+		cal.rels = append(cal.rels, release{t: end, amt: amt})
 	}
+}
+
+// profile returns the cluster-wide free profile with every release added.
+func (cal *calendar) profile() *profile {
+	if len(cal.rels) > 0 {
+		cal.prof.merge(cal.rels)
+		cal.rels = cal.rels[:0]
+	}
+	return &cal.prof
 }
 
 // addHold makes exec's vnodes unavailable to others from start to end.
@@ -220,7 +238,7 @@ func (cal *calendar) addHold(st *state, kind holdKind, exec []model.ExecChunk, s
 		}
 	}
 	if anyNonZero(sum) {
-		cal.prof.add(start, end, sum, -1)
+		cal.profile().add(start, end, sum, -1)
 	}
 }
 
@@ -311,6 +329,43 @@ func (p *profile) init(now int64, base []float64, rel []release) {
 			p.free[last*p.nres+r] += a
 		}
 	}
+}
+
+// merge adds each release's amounts from its time on (as add(t, forever,
+// amt, 1) would, one at a time) in one pass over the steps.
+func (p *profile) merge(rel []release) {
+	for i := range rel {
+		rel[i].t = max(rel[i].t, p.ts[0])
+	}
+	slices.SortStableFunc(rel, func(a, b release) int { return cmp.Compare(a.t, b.t) })
+	n := p.nres
+	ts := make([]int64, 0, len(p.ts)+len(rel))
+	free := make([]float64, 0, (len(p.ts)+len(rel))*n)
+	acc := make([]float64, n) // released up to the current time
+	cur := 0                  // p's step covering the current time
+	for i, k := 0, 0; i < len(p.ts) || k < len(rel); {
+		t := int64(forever)
+		if i < len(p.ts) {
+			t = p.ts[i]
+		}
+		if k < len(rel) && rel[k].t < t {
+			t = rel[k].t
+		}
+		if i < len(p.ts) && p.ts[i] == t {
+			cur = i
+			i++
+		}
+		for ; k < len(rel) && rel[k].t == t; k++ {
+			for r, a := range rel[k].amt {
+				acc[r] += a
+			}
+		}
+		ts = append(ts, t)
+		for r := 0; r < n; r++ {
+			free = append(free, p.free[cur*n+r]+acc[r])
+		}
+	}
+	p.ts, p.free = ts, free
 }
 
 // split makes t a step boundary and returns its step.

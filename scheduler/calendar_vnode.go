@@ -96,7 +96,7 @@ func (cal *calendar) addHoldRows(rows []planRow, start, end int64, excl bool) {
 		}
 	}
 	if anyNonZero(sum) {
-		cal.prof.add(start, end, sum, -1)
+		cal.profile().add(start, end, sum, -1)
 	}
 }
 

@@ -47,17 +47,37 @@ type chunkReq struct {
 	missing    string   // a consumable the cycle does not know; nothing can hold it
 	missingAmt float64
 	matchers   []matcher
-	// allowed is the non-consumable match per vnode; nil when the chunk
-	// has no constraints (every vnode matches).
+	// constrained is set when the chunk has non-consumable constraints;
+	// allows tells which vnodes meet them.
+	constrained bool
+	// allowed is the non-consumable match per vnode, for a constrained
+	// chunk that names no host or vnode; nil otherwise.
 	allowed []bool
 	// cands lists the only vnodes allowed when the chunk names a host or
-	// vnode (found by index, so pinned jobs cost no full scan); nil
-	// otherwise.
+	// vnode (found by index, so pinned jobs cost no full scan, and no
+	// per-vnode table: a queue of jobs pinned to many hosts would cost
+	// classes x vnodes); nil otherwise.
 	cands    []int
 	mpiprocs int
 	// cur is shared by every class with the same chunk text and sharing,
 	// since "cannot hold one copy" depends on nothing else.
 	cur *cursor
+}
+
+// allows reports whether v meets the chunk's non-consumable constraints.
+func (ch *chunkReq) allows(v int) bool {
+	switch {
+	case ch.allowed != nil:
+		return ch.allowed[v]
+	case ch.cands != nil:
+		for _, w := range ch.cands {
+			if w == v {
+				return true
+			}
+		}
+		return false
+	}
+	return true
 }
 
 type resAmt struct {
@@ -141,21 +161,18 @@ func (c *cycle) compileClass(key string, j *model.Job) *class {
 		}
 		cr.matchers = compileMatchers(ch, c.defs)
 		if len(cr.matchers) > 0 {
+			cr.constrained = true
 			cr.cands = c.pinned(cr.matchers)
-			cr.allowed = make([]bool, len(st.vnodes))
 			if cr.cands != nil {
-				var kept []int
+				kept := []int{}
 				for _, v := range cr.cands {
 					if matchAll(cr.matchers, st.vnodes[v]) {
-						cr.allowed[v] = true
 						kept = append(kept, v)
 					}
 				}
 				cr.cands = kept
-				if kept == nil {
-					cr.cands = []int{}
-				}
 			} else {
+				cr.allowed = make([]bool, len(st.vnodes))
 				for v, vn := range st.vnodes {
 					cr.allowed[v] = matchAll(cr.matchers, vn)
 				}

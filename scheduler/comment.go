@@ -122,7 +122,7 @@ type chunkView struct {
 func (c *cycle) viewChunk(cl *class, ch *chunkReq) chunkView {
 	st := c.st
 	w := chunkView{firstBad: -1, free: make([]float64, len(ch.need)), capa: make([]float64, len(ch.need))}
-	if ch.allowed == nil && ch.cands == nil && !cl.excl {
+	if !ch.constrained && !cl.excl {
 		// No constraint and no exclusivity: the chunk sees the whole
 		// cluster, whose free and total amounts the overlay keeps anyway.
 		e := c.eligibility()
@@ -137,7 +137,7 @@ func (c *cycle) viewChunk(cl *class, ch *chunkReq) chunkView {
 		vs = c.all()
 	}
 	for _, v := range vs {
-		if ch.allowed != nil && !ch.allowed[v] {
+		if !ch.allows(v) {
 			continue
 		}
 		for i, n := range ch.need {

@@ -125,7 +125,7 @@ func (b unitBest) short(ch *chunkReq) (int, bool) {
 // queue of many job sizes pays one scan per shape, not one per class. The
 // free amounts only matter for a "never" verdict, which is rescanned.
 func (c *cycle) bestUnitsOf(cl *class, ch *chunkReq, units [][]int) unitBest {
-	if ch.allowed != nil || ch.cands != nil {
+	if ch.constrained {
 		return c.bestUnits(ch, c.chunkUnits(cl, ch, units))
 	}
 	key := bestKey{ch.cur, c.hostUnits(cl)}
@@ -158,7 +158,7 @@ func (c *cycle) bestUnits(ch *chunkReq, units [][]int) unitBest {
 		clear(capSum)
 		clear(freeSum)
 		for _, v := range u {
-			if ch.allowed != nil && !ch.allowed[v] {
+			if !ch.allows(v) {
 				continue
 			}
 			matched = true
@@ -190,7 +190,7 @@ func (c *cycle) bestUnits(ch *chunkReq, units [][]int) unitBest {
 // unmatched reports a chunk whose non-consumable constraints no vnode meets,
 // naming the first constraint that leaves no candidate.
 func (c *cycle) unmatched(ch *chunkReq) (string, bool) {
-	if ch.allowed == nil {
+	if !ch.constrained || len(ch.cands) > 0 {
 		return "", false
 	}
 	for _, ok := range ch.allowed {
@@ -253,7 +253,7 @@ func (c *cycle) unitCouldHold(u []int, ch *chunkReq) bool {
 	for _, n := range ch.need {
 		var sum float64
 		for _, v := range u {
-			if ch.allowed == nil || ch.allowed[v] {
+			if ch.allows(v) {
 				sum += st.capa[v*st.nres+n.r]
 			}
 		}
@@ -262,7 +262,7 @@ func (c *cycle) unitCouldHold(u []int, ch *chunkReq) bool {
 		}
 	}
 	for _, v := range u {
-		if ch.allowed == nil || ch.allowed[v] {
+		if ch.allows(v) {
 			matched = true
 		}
 	}

@@ -32,7 +32,7 @@ func (c *cycle) usable(v int, ch *chunkReq, cl *class) bool {
 	if !st.eligible[v] || c.held(v) {
 		return false
 	}
-	if ch.allowed != nil && !ch.allowed[v] {
+	if !ch.allows(v) {
 		return false
 	}
 	if cl.excl && c.used(v) {
@@ -179,10 +179,10 @@ func (c *cycle) placeFree(cl *class, ord []int, vscatter bool) bool {
 	o, a := c.order, &c.att
 	for _, ci := range ord {
 		ch := &cl.chunks[ci]
-		if ch.cands != nil && c.win.future {
-			// Pinned (host= or vnode=) at a future time: the cursors do
-			// not apply, so look at the few vnodes allowed instead of
-			// scanning the whole order (see placeCands).
+		if ch.cands != nil {
+			// Pinned (host= or vnode=): look at the few vnodes allowed
+			// instead of scanning the whole order (see placeCands); it
+			// chooses what the scan would.
 			if !c.placeCands(cl, ci, vscatter) {
 				return false
 			}
@@ -357,7 +357,10 @@ func (c *cycle) advanceCursors(cl *class) {
 	}
 	for i := range cl.chunks {
 		ch := &cl.chunks[i]
-		for ch.cur.vnode < len(seq) && !c.holds(seq[ch.cur.vnode], ch, cl) {
+		// A pinned chunk is placed from its candidates (placeCands), not
+		// from the cursor: advancing it would scan the whole order once
+		// per pinned class.
+		for ch.cands == nil && ch.cur.vnode < len(seq) && !c.holds(seq[ch.cur.vnode], ch, cl) {
 			ch.cur.vnode++
 		}
 		if scatter {

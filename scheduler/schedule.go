@@ -57,7 +57,7 @@ func Schedule(s *Snapshot) *Plan {
 	// run the jobs of running ones on their vnodes, and hold reserved
 	// vnodes in the calendar. It returns the other queued jobs.
 	queued := c.reservations()
-	for _, r := range order.Rank(queued) {
+	for _, r := range rank(s, order, queued) {
 		j := r.Job
 		if j.NeverRunEpoch != 0 && j.NeverRunEpoch == s.Epoch {
 			c.clearTop(j)
@@ -70,6 +70,23 @@ func Schedule(s *Snapshot) *Plan {
 		c.consider(j, r.Formula)
 	}
 	return c.plan
+}
+
+// rank returns the queued jobs in cycle order with their formula values:
+// as given when the snapshot says they are ranked already (a subsequence
+// of a ranked list is ranked: the order is total), sorted otherwise.
+func rank(s *Snapshot, order policy.JobOrder, queued []*model.Job) []policy.Ranked {
+	if !s.QueuedRanked || s.Config.RoundRobin {
+		return order.Rank(queued)
+	}
+	out := make([]policy.Ranked, len(queued))
+	for i, j := range queued {
+		out[i] = policy.Ranked{Job: j}
+		if order.Formula != nil {
+			out[i].Formula = order.FormulaValue(j)
+		}
+	}
+	return out
 }
 
 func newCycle(s *Snapshot) *cycle {

@@ -209,7 +209,7 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (model.JobEstimate,
 			keep = j.EstStart
 		}
 	}
-	p := &c.cal.prof
+	p := c.cal.profile()
 	if !c.anyEligible(cl) {
 		return model.JobEstimate{}, false // a chunk only fits vnodes that take no jobs
 	}
@@ -389,7 +389,7 @@ func (c *cycle) anyEligible(cl *class) bool {
 	st := c.st
 	for i := range cl.chunks {
 		ch := &cl.chunks[i]
-		if ch.allowed == nil {
+		if !ch.constrained {
 			if !c.eligibility().any {
 				return false
 			}
@@ -401,7 +401,7 @@ func (c *cycle) anyEligible(cl *class) bool {
 			vs = c.all()
 		}
 		for _, v := range vs {
-			if ch.allowed[v] && st.eligible[v] {
+			if ch.allows(v) && st.eligible[v] {
 				ok = true
 				break
 			}

@@ -23,6 +23,11 @@ type Snapshot struct {
 	Vnodes []*model.Vnode
 	// Queued are the jobs in state Q of started execution queues.
 	Queued []*model.Job
+	// QueuedRanked says Queued is already in JobOrder(s) order (the
+	// server admits candidates in that order for max_run), so the cycle
+	// does not sort a long queue a second time. It is ignored with
+	// round_robin, whose interleaving depends on which jobs are present.
+	QueuedRanked bool
 	// Running are the jobs that hold vnodes (R, S, E), for the calendar.
 	Running []*model.Job
 	Queues  map[string]Queue

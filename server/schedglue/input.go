@@ -31,7 +31,9 @@ func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	// Candidates are admitted in the scheduler's own job order (the same
 	// function Schedule ranks with) so the limit keeps the jobs the
 	// scheduler would pick.
-	// A job kept back says why in its comment, as in OpenPBS.
+	// A job kept back says why in its comment, as in OpenPBS. This is the
+	// one sort of the queue: Schedule takes the order as it is
+	// (QueuedRanked) unless round_robin interleaves queues.
 	allow := RunAllowance(&cfg, in.Running)
 	for _, j := range scheduler.JobOrder(in).SortJobs(Schedulable(snap)) {
 		if q, ok := cfg.Queues[j.Queue]; !ok || !q.Started {
@@ -46,15 +48,17 @@ func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 			in.Withheld = append(in.Withheld, model.JobComment{JobID: j.ID, Comment: text})
 		}
 	}
+	in.QueuedRanked = true
 	return in
 }
 
 // Schedulable are the scheduler's candidates before limits and queue
 // state: queued jobs and the array parents that have begun and still have
-// queued subjobs.
+// queued subjobs, in no particular order (the caller sorts them in job
+// order, a total order).
 func Schedulable(snap *raftstore.StateSnapshot) []*model.Job {
-	out := snap.JobsInState(model.StateQueued)
-	for _, j := range snap.JobsInState(model.StateBegun) {
+	out := snap.JobsInStateUnordered(model.StateQueued)
+	for _, j := range snap.JobsInStateUnordered(model.StateBegun) {
 		if j.Array != nil && len(j.Array.Queued) > 0 {
 			out = append(out, j)
 		}

@@ -1,0 +1,107 @@
+package raftstore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"testing"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// qsubJob is a held job as the server builds it from `qsub -h` with a
+// short script: the fields qsub and the submission rules fill in, the
+// Variable_List qsub sends (PBS_O_*), a script of a few lines.
+func qsubJob(i int) *model.Job {
+	defs := model.BuiltinResources()
+	sel, _ := model.ParseSelect("1:ncpus=1", defs)
+	return &model.Job{
+		Name: "bench", Owner: "alice@login1", User: "alice", Group: "users", UID: 1000, GID: 100,
+		Queue: "workq", Priority: 0, Hold: "u", Join: "n", Keep: "n", Rerun: true,
+		Project: "_pbs_project_default", Mail: "a", Checkpt: "u",
+		ResourceList: map[string]string{"ncpus": "1", "nodect": "1", "select": "1:ncpus=1", "place": "free"},
+		Select:       sel, Place: model.Place{Arrangement: model.PlaceFree},
+		Env: []model.EnvVar{
+			{Name: "PBS_O_HOME", Value: "/home/alice"}, {Name: "PBS_O_LANG", Value: "C.UTF-8"},
+			{Name: "PBS_O_LOGNAME", Value: "alice"}, {Name: "PBS_O_PATH", Value: "/usr/local/bin:/usr/bin:/bin"},
+			{Name: "PBS_O_MAIL", Value: "/var/mail/alice"}, {Name: "PBS_O_SHELL", Value: "/bin/bash"},
+			{Name: "PBS_O_SYSTEM", Value: "Linux"}, {Name: "PBS_O_HOST", Value: "login1"},
+			{Name: "PBS_O_WORKDIR", Value: "/home/alice/run"},
+		},
+		Script:     "#!/bin/sh\n#PBS -N bench\ncd $PBS_O_WORKDIR\n./step.sh input.dat\n",
+		SubmitArgs: "-h job.sh", SubmitHost: "login1",
+		// Random like the tokens qsub makes: the token index's radix
+		// tree costs more per job than for sequential keys.
+		Token: fmt.Sprintf("%016x%016x", rand.New(rand.NewPCG(uint64(i), 1)).Uint64(), uint64(i)*0x9e3779b97f4a7c15),
+	}
+}
+
+// heapInUse is the live heap after a full collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// memoryPerJob stores n held jobs in an FSM and returns the growth of the
+// live heap per job. The FSM is kept alive until after the measurement.
+func memoryPerJob(tb testing.TB, n int) float64 {
+	h := newHarness(&testing.T{})
+	// The accounting table is bounded (maxAcctRecords): fill it first so
+	// that its fixed cost is not counted against the jobs: submit as many
+	// jobs before measuring (their records make way for the measured ones).
+	idx := uint64(100)
+	// submit applies jobs from..to-1 in group commits of 64, as Raft
+	// delivers a burst of submissions.
+	submit := func(from, to int) {
+		batch := make([]*raft.Log, 0, 64)
+		for i := from; i < to; i++ {
+			data, _ := Encode(&SubmitJob{Job: qsubJob(i), Now: 1_700_000_000})
+			idx++
+			batch = append(batch, &raft.Log{Index: idx, Type: raft.LogCommand, Data: data})
+			if len(batch) == cap(batch) || i == to-1 {
+				h.fsm.ApplyBatch(batch)
+				batch = batch[:0]
+			}
+		}
+	}
+	submit(n, n+maxAcctRecords)
+	before := heapInUse()
+	submit(0, n)
+	after := heapInUse()
+	if p := os.Getenv("STRATA_HEAP_PROFILE"); p != "" {
+		if f, err := os.Create(p); err == nil {
+			pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}
+	if got := len(h.fsm.State().Snapshot().JobsInState(model.StateHeld)); got != n+maxAcctRecords {
+		tb.Fatalf("%d held jobs stored, want %d", got, n+maxAcctRecords)
+	}
+	runtime.KeepAlive(h)
+	return float64(int64(after)-int64(before)) / float64(n)
+}
+
+// TestMemoryPerQueuedJob measures the state store's memory per queued job
+// (20,000 held jobs as qsub submits them, random tokens, group commits of
+// 64) and fails above 2.75 KiB: the compact representation brought it from
+// 4,280 to about 2,500 bytes. The issue's target, 2 KiB, is not met: what
+// remains is the job row (model.Job, 944 bytes, a 1 KiB size class) and
+// the go-memdb indexes id, state and token (about 1.5 KiB: every radix node
+// and leaf carries its own watch channel).
+func TestMemoryPerQueuedJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stores 20,000 jobs")
+	}
+	per := memoryPerJob(t, 20000)
+	t.Logf("state store: %.0f bytes per held job", per)
+	if per > 2816 {
+		t.Errorf("%.0f bytes per held job, want under 2.75 KiB", per)
+	}
+}

@@ -72,7 +72,7 @@ bench: build
 	# 10k, 100k and 1M queued jobs, CYCLE_COUNT samples each, medians in a
 	# table and docs/cycle-time.png (STRATA_BENCH_SCALE=1 stops at 100k).
 	STRATA_BENCH_SCALE=$(BENCH_SCALE) $(GO) test -run '^$$' -bench '^Benchmark(Cycle|Place50kJobs50kVnodes)$$' -benchtime 2x -count $(CYCLE_COUNT) -timeout 3h ./server/schedglue/ | tee /tmp/strata-cycle.txt
-	$(GO) run ./tools/benchplot -in /tmp/strata-cycle.txt -png docs/cycle-time.png > /tmp/strata-cycle.md
+	$(GO) run ./cmd/benchplot -in /tmp/strata-cycle.txt -png docs/cycle-time.png > /tmp/strata-cycle.md
 	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --cycle /tmp/strata-cycle.md --out docs/performance.md
 	# High availability: failover times and submission throughput, 3 servers against 1 (docs/ha.md).
 	STRATA_HA_BENCH=1 STRATA_HA_BENCH_OUT=$(CURDIR)/docs/performance.md $(GO) test -tags e2e -count=1 -run '^TestHABench$$' -v ./cmd/strata/ | grep -E 'HA figures|^(ok|FAIL)'

@@ -1,8 +1,8 @@
 package raftstore
 
 import (
-	"strings"
 	"fmt"
+	"strings"
 
 	"github.com/strata-hpc/strata/model"
 )

@@ -33,7 +33,7 @@ func Command() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Value: "docs/performance.md"},
 			&cli.StringFlag{Name: "gobench", Usage: "file with `go test -bench` output to include"},
-			&cli.StringFlag{Name: "cycle", Usage: "file with the cycle-at-scale table (tools/benchplot) to include"},
+			&cli.StringFlag{Name: "cycle", Usage: "file with the cycle-at-scale table (cmd/benchplot) to include"},
 			&cli.IntFlag{Name: "qsubs", Value: 300, Usage: "qsub processes per measurement"},
 			&cli.IntFlag{Name: "api-jobs", Value: 5000, Usage: "API submissions per measurement"},
 			&cli.IntFlag{Name: "mem-jobs", Value: 20000, Usage: "queued jobs for the memory measurement"},

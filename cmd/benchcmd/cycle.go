@@ -1,7 +1,7 @@
 package benchcmd
 
 // cycleSection is the report's section on one scheduling cycle at cluster
-// size: the medians table tools/benchplot made from BenchmarkCycle, the
+// size: the medians table cmd/benchplot made from BenchmarkCycle, the
 // plot next to the report, and how to read them.
 func cycleSection(table string) string {
 	return `

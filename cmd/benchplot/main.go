@@ -3,7 +3,7 @@
 // into a PNG of cycle time against queued jobs and a Markdown table of the
 // medians. `make bench` runs it; it is not part of the strata binary.
 //
-//	go run ./tools/benchplot -in bench.txt -png docs/cycle-time.png > table.md
+//	go run ./cmd/benchplot -in bench.txt -png docs/cycle-time.png > table.md
 package main
 
 import (

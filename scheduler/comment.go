@@ -81,17 +81,14 @@ func (c *cycle) notNow(cl *class) string {
 			}
 		}
 	}
+	// As OpenPBS: "Insufficient amount of resource" is the server-level
+	// check (what is free over every vnode); when that passes but no set
+	// of vnodes takes the job now (some are offline, held exclusively,
+	// or the free amounts are spread too thin), "Not enough free nodes
+	// available".
 	for _, r := range c.columns() {
-		if cl.need[r] > st.eligFree[r] {
-			return c.insufficient(st.names[r], cl.need[r], st.eligFree[r], st.total[r])
-		}
-	}
-	for i, w := range views {
-		ch := &cl.chunks[i]
-		for k, n := range ch.need {
-			if want := n.amt * float64(ch.count); want > w.free[k] {
-				return c.insufficient(st.names[n.r], want, w.free[k], w.capa[k])
-			}
+		if cl.need[r] > st.srvFree[r] {
+			return c.insufficient(st.names[r], cl.need[r], st.srvFree[r], st.total[r])
 		}
 	}
 	return msgNoFreeNodes

@@ -49,8 +49,12 @@
 // as can scatter/vscatter jobs with more chunks than hosts/vnodes and
 // chunks asking for a host, vnode or value no vnode has. In
 // "Insufficient amount of resource: X (R: r A: a T: t)" R is the request,
-// A what is free now and T the total: over the cluster for whole-job
-// checks, over the best single vnode or host for per-chunk ones.
+// A what is free now and T the total: for a job that cannot run now, A is
+// counted over every vnode as OpenPBS's server-level check counts it
+// (offline and exclusively held vnodes included); when that is enough but
+// no set of vnodes takes the job now, the comment is "Not enough free
+// nodes available". For Can Never Run, per chunk over the best single
+// vnode or host.
 //
 // # Cost
 //

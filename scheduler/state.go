@@ -38,6 +38,11 @@ type state struct {
 	// rejection before any vnode is scanned.
 	eligFree []float64
 	total    []float64
+	// srvFree is the server-level free amount, as OpenPBS counts it for
+	// "Insufficient amount of resource" (resources_available less
+	// resources_assigned over every vnode, whatever its state or
+	// exclusivity); it is only ever reported, never used to place.
+	srvFree []float64
 
 	// undo records every tentative placement of the current attempt so a
 	// failed attempt can be rolled back without copying anything.
@@ -69,6 +74,7 @@ func newState(vnodes []*model.Vnode, defs model.ResourceDefs) *state {
 	s.hostOf = make([]int, n)
 	s.eligFree = make([]float64, s.nres)
 	s.total = make([]float64, s.nres)
+	s.srvFree = make([]float64, s.nres)
 
 	hostIdx := make(map[string]int)
 	for i, v := range vnodes {
@@ -78,6 +84,7 @@ func newState(vnodes []*model.Vnode, defs model.ResourceDefs) *state {
 			s.capa[i*s.nres+r] = c
 			s.avail0[i*s.nres+r] = c - v.Assigned[name]
 			s.total[r] += c
+			s.srvFree[r] += max(0, s.avail0[i*s.nres+r])
 		}
 		s.eligible[i] = v.State&model.Unavailable == 0
 		s.used[i] = len(v.Jobs) > 0 || v.ExclusiveJob != ""
@@ -148,6 +155,7 @@ func (s *state) rollback(m int) {
 func (s *state) commit(m int, excl bool) {
 	for _, e := range s.undo[m:] {
 		s.used[e.v] = true
+		s.srvFree[e.r] -= max(0, e.before) - max(0, e.before-e.amt)
 		if s.counts(e.v) {
 			s.eligFree[e.r] -= max(0, e.before) - max(0, e.before-e.amt)
 		}

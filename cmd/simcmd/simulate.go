@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/strata-hpc/strata/scheduler/sim"
+	"github.com/strata-hpc/strata/server/schedglue"
 )
 
 // Command returns `strata simulate`.
@@ -21,7 +22,7 @@ func Command() *cli.Command {
 	return &cli.Command{
 		Name:      "simulate",
 		Usage:     "replay an SWF workload trace through the scheduler in virtual time",
-		UsageText: "strata simulate --trace FILE.swf[.gz] [--window START:COUNT] [--procs N] [--policy fcfs|easy|conservative|strata] [--estimates user|exact] [-F json]",
+		UsageText: "strata simulate --trace FILE.swf[.gz] [--window START:COUNT] [--procs N] [--policy fcfs|easy|conservative|strata] [--estimates user|exact] [--state-machine] [-F json]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "trace", Required: true, Usage: "SWF file (.gz is read compressed)"},
 			&cli.StringFlag{Name: "window", Usage: "simulate jobs START..START+COUNT-1 of the trace (after dropped records)"},
@@ -29,6 +30,7 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "policy", Value: sim.PolicyStrata, Usage: "fcfs, easy, conservative or strata"},
 			&cli.StringFlag{Name: "estimates", Value: "user", Usage: "walltime: user (the trace's request) or exact (the run time)"},
 			&cli.StringFlag{Name: "F", Usage: "output format: json"},
+			&cli.BoolFlag{Name: "state-machine", Usage: "keep the state in the server's state machine and apply every cycle as the leader commits it (about 3x slower; same results)"},
 		},
 		Action: func(c *cli.Context) error {
 			opt, err := options(c.String("window"), c.Int("procs"), c.String("policy"), c.String("estimates"))
@@ -42,7 +44,11 @@ func Command() *cli.Command {
 			// A simulation allocates many short-lived plans; trading memory
 			// for fewer collections makes it about a quarter faster.
 			debug.SetGCPercent(400)
-			res, err := sim.Run(tr, opt)
+			var books sim.NewBooks // nil: the simulator's own
+			if c.Bool("state-machine") {
+				books = schedglue.SimBooks
+			}
+			res, err := sim.RunWith(tr, opt, books)
 			if err != nil {
 				return cli.Exit("strata simulate: "+err.Error(), 1)
 			}

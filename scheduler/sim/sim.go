@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/scheduler"
@@ -91,16 +90,55 @@ func machine(tr *Trace, procs int) (nodes, ppn int) {
 	return max(1, total/ppn), ppn
 }
 
-// simJob is a trace job with its Strata form and its outcome.
+// Machine is the simulated cluster: Nodes vnodes of PPN cpus each, named
+// n00000, n00001, ...
+type Machine struct{ Nodes, PPN int }
+
+// VnodeName is the name of vnode i.
+func VnodeName(i int) string { return fmt.Sprintf("n%05d", i) }
+
+// JobSpec is one trace job as the books submit it: Chunks whole vnodes of
+// the machine's PPN cpus, with walltime Walltime seconds. Seq orders ties.
+type JobSpec struct {
+	TraceID  int64
+	Seq      int64
+	Chunks   int
+	Walltime int64
+}
+
+// Books keep the simulated state: the simulator's own (Run, the fast
+// default) or the server's state machine (server/schedglue's SimBooks,
+// through the same commands and apply path the leader commits). One event
+// loop drives either, so they differ only where they keep the state.
+type Books interface {
+	// Submit queues a job at time at and returns its id.
+	Submit(j JobSpec, at int64) (string, error)
+	// Cycle runs one scheduling cycle at now and applies its plan; it
+	// returns the jobs started.
+	Cycle(now int64) ([]model.RunDecision, error)
+	// End ends a running job at now (its agent's "ended" report).
+	End(id string, started model.RunDecision, now int64) error
+}
+
+// NewBooks makes the books of a run.
+type NewBooks func(m Machine, cfg scheduler.Config) (Books, error)
+
+// simJob is a trace job and its outcome.
 type simJob struct {
 	tj    TraceJob
-	job   *model.Job
-	chunk int // whole nodes asked for
+	spec  JobSpec
 	start int64
 }
 
-// Run simulates the trace under opt.
-func Run(tr *Trace, opt Options) (Result, error) {
+// Run simulates the trace under opt with the simulator's own books.
+func Run(tr *Trace, opt Options) (Result, error) { return RunWith(tr, opt, newOwnBooks) }
+
+// RunWith simulates the trace under opt with the given books (nil: the
+// simulator's own).
+func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
+	if books == nil {
+		books = newOwnBooks
+	}
 	cfg, err := Config(opt.Policy)
 	if err != nil {
 		return Result{}, err
@@ -113,28 +151,8 @@ func Run(tr *Trace, opt Options) (Result, error) {
 	if opt.Exact {
 		res.Estimates = "exact"
 	}
-	defs := model.ResourceDefs{
-		"ncpus":    {Name: "ncpus", Type: model.TypeLong, Flags: "hn"},
-		"walltime": {Name: "walltime", Type: model.TypeDuration},
-	}
-	vnodes := make([]*model.Vnode, nodes)
-	for i := range vnodes {
-		name := fmt.Sprintf("n%05d", i)
-		vnodes[i] = &model.Vnode{Name: name, Host: name,
-			Available: map[string]string{"ncpus": strconv.Itoa(ppn)},
-			Capacity:  map[string]float64{"ncpus": float64(ppn)},
-			Assigned:  map[string]float64{"ncpus": 0},
-			Jobs:      map[string]int{},
-		}
-	}
-	byName := make(map[string]*model.Vnode, nodes)
-	for _, v := range vnodes {
-		byName[v.Name] = v
-	}
-
-	jobs := window(tr.Jobs, opt.Start, opt.Count)
 	var sj []*simJob
-	for i, tj := range jobs {
+	for i, tj := range window(tr.Jobs, opt.Start, opt.Count) {
 		chunks := (tj.Procs + ppn - 1) / ppn
 		if chunks > nodes {
 			res.TooLarge++
@@ -147,41 +165,21 @@ func Run(tr *Trace, opt Options) (Result, error) {
 		if opt.Exact {
 			wall = tj.Run
 		}
-		wall = max(wall, 1)
-		id := strconv.FormatInt(tj.ID, 10) + ".sim"
-		j := &model.Job{
-			ID: id, Seq: int64(i + 1), Queue: "workq", State: model.StateQueued,
-			Qtime: tj.Submit, Etime: tj.Submit, Ctime: tj.Submit,
-			Select: model.Select{{
-				Count:   chunks,
-				Res:     []model.ResReq{{Name: "ncpus", Value: strconv.Itoa(ppn)}},
-				Consume: map[string]float64{"ncpus": float64(ppn)},
-			}},
-			ResourceList: map[string]string{"walltime": model.FormatDuration(wall)},
-		}
-		sj = append(sj, &simJob{tj: tj, job: j, chunk: chunks})
+		sj = append(sj, &simJob{tj: tj, spec: JobSpec{TraceID: tj.ID, Seq: int64(i + 1), Chunks: chunks, Walltime: max(wall, 1)}})
 	}
 	res.Jobs = len(sj)
 	if len(sj) == 0 {
 		return res, nil
 	}
 	slices.SortStableFunc(sj, func(a, b *simJob) int { return cmpInt(a.tj.Submit, b.tj.Submit) })
+	b, err := books(Machine{Nodes: nodes, PPN: ppn}, cfg)
+	if err != nil {
+		return res, err
+	}
 
 	byID := make(map[string]*simJob, len(sj))
-	for _, s := range sj {
-		byID[s.job.ID] = s
-	}
-	snap := &scheduler.Snapshot{
-		Epoch:  1,
-		Defs:   defs,
-		Vnodes: vnodes,
-		Queues: map[string]scheduler.Queue{"workq": {Name: "workq"}},
-		Config: cfg,
-	}
-	var queued []*model.Job
-	var running []*model.Job
 	var ends endHeap
-	next := 0
+	next, queued := 0, 0
 	first := sj[0].tj.Submit
 	var last int64
 	for next < len(sj) || len(ends) > 0 {
@@ -194,57 +192,34 @@ func Run(tr *Trace, opt Options) (Result, error) {
 		}
 		for len(ends) > 0 && ends[0].t <= t {
 			e := heap.Pop(&ends).(end)
-			release(byName, e.job)
-			running = remove(running, e.job)
+			if err := b.End(e.id, e.run, t); err != nil {
+				return res, err
+			}
 		}
 		for next < len(sj) && sj[next].tj.Submit <= t {
-			queued = append(queued, sj[next].job)
+			id, err := b.Submit(sj[next].spec, t)
+			if err != nil {
+				return res, err
+			}
+			byID[id] = sj[next]
 			next++
+			queued++
 		}
-		if len(queued) == 0 {
+		if queued == 0 {
 			continue
 		}
-		snap.Now, snap.Queued, snap.Running = t, queued, running
-		plan := scheduler.Schedule(snap)
+		runs, err := b.Cycle(t)
+		if err != nil {
+			return res, err
+		}
 		res.Cycles++
-		for _, d := range plan.Runs {
+		for _, d := range runs {
 			s := byID[d.JobID]
-			r := *s.job
-			r.State, r.Stime, r.Exec = model.StateRunning, t, d.Exec
-			r.Comment, r.TopJob, r.EstStart, r.EstExec = "", false, 0, nil
-			s.job, s.start = &r, t
-			assign(byName, &r)
-			running = append(running, &r)
-			heap.Push(&ends, end{t: t + s.tj.Run, seq: r.Seq, job: &r})
+			s.start = t
+			queued--
+			heap.Push(&ends, end{t: t + s.tj.Run, seq: s.spec.Seq, id: d.JobID, run: d})
 			last = max(last, t+s.tj.Run)
 		}
-		// Comments and estimates go to jobs still queued, copied before
-		// the change as the server's store does.
-		for _, c := range plan.Comments {
-			if s := byID[c.JobID]; s.job.State == model.StateQueued {
-				j := *s.job
-				j.Comment = c.Comment
-				if c.NeverRun {
-					j.NeverRunEpoch = snap.Epoch
-				}
-				s.job = &j
-			}
-		}
-		for _, e := range plan.Estimates {
-			if s := byID[e.JobID]; s.job.State == model.StateQueued {
-				j := *s.job
-				j.EstStart, j.EstExec, j.TopJob = e.Start, e.Exec, e.Top
-				s.job = &j
-			}
-		}
-		kept := queued[:0]
-		for _, j := range queued {
-			if s := byID[j.ID]; s.job.State == model.StateQueued {
-				kept = append(kept, s.job)
-			}
-		}
-		clear(queued[len(kept):])
-		queued = kept
 	}
 	var wait, bsld, work float64
 	for _, s := range sj {
@@ -252,7 +227,7 @@ func Run(tr *Trace, opt Options) (Result, error) {
 		run := float64(s.tj.Run)
 		wait += w
 		bsld += max((w+run)/max(run, 10), 1)
-		work += run * float64(s.chunk*ppn)
+		work += run * float64(s.spec.Chunks*ppn)
 	}
 	n := float64(len(sj))
 	res.AvgWait, res.AvgBSLD = wait/n, bsld/n
@@ -272,37 +247,8 @@ func window(jobs []TraceJob, start, count int) []TraceJob {
 	return jobs
 }
 
-func assign(vs map[string]*model.Vnode, j *model.Job) {
-	for _, ec := range j.Exec {
-		for _, sh := range ec.Shares {
-			v := vs[sh.Vnode]
-			n := sh.Amounts["ncpus"]
-			v.Assigned["ncpus"] += n
-			v.Jobs[j.ID] += int(n)
-		}
-	}
-}
 
-func release(vs map[string]*model.Vnode, j *model.Job) {
-	for _, ec := range j.Exec {
-		for _, sh := range ec.Shares {
-			v := vs[sh.Vnode]
-			v.Assigned["ncpus"] -= sh.Amounts["ncpus"]
-			delete(v.Jobs, j.ID)
-		}
-	}
-}
 
-func remove(js []*model.Job, j *model.Job) []*model.Job {
-	for i, x := range js {
-		if x == j {
-			js[i] = js[len(js)-1]
-			js[len(js)-1] = nil
-			return js[:len(js)-1]
-		}
-	}
-	return js
-}
 
 func cmpInt(a, b int64) int {
 	switch {
@@ -318,7 +264,8 @@ func cmpInt(a, b int64) int {
 type end struct {
 	t   int64
 	seq int64
-	job *model.Job
+	id  string
+	run model.RunDecision
 }
 
 type endHeap []end

@@ -247,9 +247,6 @@ func window(jobs []TraceJob, start, count int) []TraceJob {
 	return jobs
 }
 
-
-
-
 func cmpInt(a, b int64) int {
 	switch {
 	case a < b:

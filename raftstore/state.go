@@ -230,6 +230,10 @@ func (s *StateSnapshot) VnodesOnHost(host string) []*model.Vnode {
 // mother superior host change.
 func HostWorkKey(host string) string { return "host/" + host }
 
+// AnyHostWorkKey is the index row that moves with every host's work index:
+// one watch for a simulator's multiplexed poll over many hosts.
+const AnyHostWorkKey = "hosts/any"
+
 // TableIndex returns the Raft index that last changed a table and a channel
 // closed on its next change.
 func (s *StateSnapshot) TableIndex(table string) (uint64, <-chan struct{}) {

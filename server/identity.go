@@ -27,6 +27,11 @@ type Identity struct {
 	Group string
 	Host  string
 	Agent bool
+	// Simulator is set for `strata mom --simulate` (simulator
+	// certificate): Host is then the prefix of the simulated hosts it
+	// may speak for (pki.SimulatedHost); Agent is set too, so it has an
+	// agent's routes and no user's rights.
+	Simulator bool
 	// Forwarded is set on the leader for a request a follower forwarded;
 	// such a request is never forwarded again.
 	Forwarded bool `json:"-"`
@@ -68,12 +73,22 @@ func (s *Server) identify(r *http.Request) (*Identity, error) {
 	if verified && role == pki.RoleAgent {
 		return &Identity{UID: -1, GID: -1, Host: host, Agent: true}, nil
 	}
+	if verified && role == pki.RoleSimulator {
+		return &Identity{UID: -1, GID: -1, Host: host, Agent: true, Simulator: true}, nil
+	}
 	return nil, model.Errorf(model.PBSEPerm, "(the TCP API needs an agent certificate of the cluster)")
 }
 
 // agentOf refuses a request in which an agent speaks for a host other
-// than the one its certificate names.
+// than the one its certificate names, or a simulator for a host outside
+// its prefix.
 func agentOf(id *Identity, host string) error {
+	if id.Agent && id.Simulator {
+		if !pki.SimulatedHost(id.Host, host) {
+			return model.Errorf(model.PBSEPerm, "(simulator %s may not act for host %s)", id.Host, host)
+		}
+		return nil
+	}
 	if !id.Agent || host != id.Host {
 		return model.Errorf(model.PBSEPerm, "(agent %s may not act for host %s)", id.Host, host)
 	}

@@ -59,11 +59,14 @@ func momCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mom",
 		Usage: "run the node agent: register vnodes, run jobs, report back",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "config", Usage: "agent TOML configuration file"}},
+		Flags: append([]cli.Flag{&cli.StringFlag{Name: "config", Usage: "agent TOML configuration file"}}, simulateFlags()...),
 		Action: func(c *cli.Context) error {
 			cfg, err := mom.LoadConfig(c.String("config"))
 			if err != nil {
 				return cli.Exit("strata mom: "+err.Error(), 1)
+			}
+			if c.IsSet("simulate") {
+				return runSimulator(c, cfg) // simulate.go
 			}
 			logger := log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds)
 			certs, err := agentCerts(cfg)

@@ -96,6 +96,23 @@ func (s *Server) Agent(t testing.TB, host string) *api.Client {
 	return api.NewTCPClient(s.Config.APIAddr, src)
 }
 
+// Simulator returns a client of the TLS API holding a simulator
+// certificate for prefix (strata mom --simulate): it may speak for the
+// hosts <prefix>-<digits>.
+func (s *Server) Simulator(t testing.TB, prefix string) *api.Client {
+	t.Helper()
+	td := filepath.Join(s.Dir, "tls")
+	cert, key := pki.SimulatorFiles(td, prefix)
+	if _, err := pki.Issue(td, pki.RoleSimulator, []string{prefix}, cert, key); err != nil {
+		t.Fatalf("simulator certificate: %v", err)
+	}
+	src, err := pki.NewSource(pki.Files{CA: filepath.Join(td, pki.CAFile), Cert: cert, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api.NewTCPClient(s.Config.APIAddr, src)
+}
+
 func freeTCP(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

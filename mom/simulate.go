@@ -200,10 +200,13 @@ func (s *Simulator) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); s.registerLoop(ctx) }()
 	}
-	wg.Add(4)
+	for range simEventSenders {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.eventLoop(ctx) }()
+	}
+	wg.Add(3)
 	go func() { defer wg.Done(); s.heartbeatLoop(ctx) }()
 	go func() { defer wg.Done(); s.workLoop(ctx) }()
-	go func() { defer wg.Done(); s.eventLoop(ctx) }()
 	go func() { defer wg.Done(); s.timerLoop(ctx) }()
 	<-ctx.Done()
 	wg.Wait()

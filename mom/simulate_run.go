@@ -14,8 +14,12 @@ import (
 // simWorkWait is how long the multiplexed work poll may wait on the server.
 const simWorkWait = 30 * time.Second
 
-// simEventHosts bounds the hosts of one multiplexed events request.
-const simEventHosts = 2000
+// simEventHosts bounds the hosts of one multiplexed events request, and
+// simEventSenders is how many such requests may be in flight at once.
+const (
+	simEventHosts   = 1000
+	simEventSenders = 4
+)
 
 // workLoop is the one long poll of all simulated hosts. Each answer holds
 // the work lists of the hosts whose work index moved; each is reconciled as
@@ -223,7 +227,14 @@ func (s *Simulator) eventLoop(ctx context.Context) {
 			if len(req.Batches) == 0 {
 				break
 			}
+			if len(req.Batches) == simEventHosts {
+				s.kick() // more are waiting: another sender takes them
+			}
+			sent := time.Now()
 			resp, err := s.client.SimEvents(ctx, req)
+			if d := time.Since(sent); d > time.Second {
+				s.logger.Printf("events of %d hosts took %v", len(req.Batches), d.Round(time.Millisecond))
+			}
 			if ctx.Err() != nil {
 				return
 			}

@@ -16,7 +16,11 @@ const maxSimHosts = 100_000
 
 // simApplyParallel is how many hosts' event batches one multiplexed
 // request commits at once: concurrent applies share Raft's group commit.
-const simApplyParallel = 64
+const simApplyParallel = 256
+
+// simCoalesce is how long a woken multiplexed poll waits for more changes
+// before it answers.
+const simCoalesce = 20 * time.Millisecond
 
 // simRoutes are the multiplexed agent routes of a simulator (api/sim.go).
 // Each checks every host against the simulator's certificate with the same
@@ -93,17 +97,27 @@ func (s *Server) handleSimWork(w http.ResponseWriter, r *http.Request, id *Ident
 		snap := s.state()
 		_, watch := snap.TableIndex(raftstore.AnyHostWorkKey)
 		out := api.SimWorkResponse{Hosts: map[string]*api.WorkResponse{}}
-		for host, index := range req.Hosts {
-			if cur, _ := snap.TableIndex(raftstore.HostWorkKey(host)); cur != index {
+		// One walk of the work indexes, not a lookup per host: every
+		// registered host has one (registration moves it).
+		snap.HostWorkIndexes(func(host string, cur uint64) {
+			if index, ok := req.Hosts[host]; ok && cur != index {
 				wr := s.work(snap, host, cur)
 				out.Hosts[host] = &wr
 			}
-		}
+		})
 		if len(out.Hosts) > 0 {
 			return out, nil
 		}
 		select {
 		case <-watch:
+			// Let the commits of the next moments join this answer:
+			// thousands of hosts change in bursts, and each answer walks
+			// them all.
+			select {
+			case <-time.After(simCoalesce):
+			case <-r.Context().Done():
+				return nil, r.Context().Err()
+			}
 		case <-s.leadershipLost():
 			return nil, model.Err(model.PBSENotLeader)
 		case <-timer.C:

@@ -39,6 +39,8 @@ func Command() *cli.Command {
 					&cli.StringFlag{Name: "name", Usage: "server name (default: the short host name)"},
 					&cli.StringFlag{Name: "server-config", Usage: "TOML file appended to the generated server.toml (queues, server attributes) when the cluster is created"},
 					&cli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "how long to wait for the cluster"},
+					&cli.IntFlag{Name: "sim-hosts", Usage: "also simulate `N` hosts sim-00001.. from one strata mom --simulate process (docs/simulate.md)"},
+					&cli.Float64Flag{Name: "sim-speed", Value: 1, Usage: "speed factor of the simulated hosts"},
 				},
 				Action: start,
 			},
@@ -69,8 +71,8 @@ func start(c *cli.Context) error {
 		if n := c.Int("servers"); n != 1 && n != 3 && n != 5 {
 			return cli.Exit("strata cluster: --servers must be 1, 3 or 5 (a Raft cluster needs an odd number of voters)", 2)
 		}
-		if c.Int("moms") < 1 || c.Int("ncpus") < 1 {
-			return cli.Exit("strata cluster: --moms and --ncpus must be at least 1", 2)
+		if (c.Int("moms") < 1 && c.Int("sim-hosts") < 1) || c.Int("moms") < 0 || c.Int("ncpus") < 1 || c.Int("sim-hosts") < 0 {
+			return cli.Exit("strata cluster: --moms (or --sim-hosts) and --ncpus must be at least 1", 2)
 		}
 		if _, err := model.ParseSize(c.String("mem")); err != nil {
 			return cli.Exit("strata cluster: illegal --mem value: "+err.Error(), 2)
@@ -82,6 +84,9 @@ func start(c *cli.Context) error {
 			}
 		}
 		layout, err = create(dir, c.String("name"), c.Int("servers"), c.Int("moms"), c.Int("ncpus"), c.String("mem"), extra)
+		if n := c.Int("sim-hosts"); err == nil && n > 0 {
+			err = addSimHosts(dir, layout, n, c.Int("ncpus"), c.String("mem"), c.Float64("sim-speed")) // simhosts.go
+		}
 	} else if err == nil {
 		err = migrateSecret(dir, layout) // clusters of the shared-secret release (tls.go)
 	}
@@ -188,7 +193,7 @@ func launch(dir, exe string, p Process) (<-chan struct{}, error) {
 		return nil, err
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, p.Role, "--config", p.Config)
+	cmd := exec.Command(exe, append([]string{p.Role, "--config", p.Config}, p.Args...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -221,8 +226,13 @@ func waitReady(ctx context.Context, dir string, l *Layout, exited map[string]<-c
 	want := 0
 	for _, p := range l.Procs {
 		if p.Role == "mom" {
-			want++
+			want += max(1, p.Hosts)
 		}
+	}
+	// Listing thousands of simulated vnodes costs the server: ask less often.
+	pollEvery := 100 * time.Millisecond
+	if want > 1000 {
+		pollEvery = time.Second
 	}
 	var last string
 	for time.Now().Before(deadline) {
@@ -252,7 +262,7 @@ func waitReady(ctx context.Context, dir string, l *Layout, exited map[string]<-c
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(pollEvery):
 		}
 	}
 	return fmt.Errorf("cluster not ready after %s (%s)", timeout, last)

@@ -35,6 +35,7 @@ func serverCommand() *cli.Command {
 			defer closeLog()
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
+			defer startProfiles("server")() // profile.go
 			if err := server.New(cfg, out).Run(ctx); err != nil {
 				return cli.Exit("strata server: "+err.Error(), 1)
 			}

@@ -51,6 +51,7 @@ func runSimulator(c *cli.Context, cfg *mom.Config) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	defer startProfiles("simulator")() // profile.go
 	logger.Printf("simulating %d hosts %s-... against %s", opts.Hosts, cfg.Host, cfg.Server)
 	return sim.Run(ctx)
 }

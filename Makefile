@@ -8,7 +8,7 @@ BIN     := bin
 LINKS   := qsub qstat qdel qhold qrls qalter qsig qselect qmove qrerun qrun qorder tracejob pbsnodes qmgr pbs_rsub pbs_rstat pbs_rdel
 DEMODIR ?= /tmp/strata-demo
 
-.PHONY: all build test unit demo demo-ha bench vet fuzz clean
+.PHONY: all build test unit demo demo-ha bench bench-sim-full vet fuzz clean
 
 all: build
 
@@ -62,9 +62,15 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 5000x ./server/ | tee -a /tmp/strata-gobench.txt
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./scheduler/sim/ | tee -a /tmp/strata-gobench.txt
 	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --out docs/performance.md
+	# Simulated hosts (docs/simulate.md): 200 hosts, a 2,000-subjob array, 3 runs.
+	$(BIN)/strata bench-sim --out docs/performance.md
 	# High availability: failover times and submission throughput, 3 servers against 1 (docs/ha.md).
 	STRATA_HA_BENCH=1 $(GO) test -tags e2e -count=1 -run '^TestHABench$$' -v ./cmd/strata/ | grep -E 'HA figures|^(ok|FAIL)'
 
+
+# By hand (about 10 minutes): 10,000 simulated hosts and a 100,000-subjob array.
+bench-sim-full: build
+	$(BIN)/strata bench-sim --hosts 10000 --subjobs 100000 --runs 1 --out docs/performance.md
 
 clean:
 	rm -rf $(BIN)

@@ -47,7 +47,7 @@ func SimCommand() *cli.Command {
 // simRun is one run's figures.
 type simRun struct {
 	register, idleCPU, elapsed, cpu, qstatT float64 // seconds
-	idleRSS, peakRSS                          float64 // MiB
+	idleRSS, peakRSS                        float64 // MiB
 }
 
 func runSim(c *cli.Context) error {

@@ -145,3 +145,76 @@ func TestSimulatorRunsJobs(t *testing.T) {
 		t.Fatalf("deleted simulated job exit %v, want 271 (SIGTERM)", j.Exit)
 	}
 }
+
+// provisioningSetup makes a provision hook (mode agent, the default: the
+// simulator answers it) and lets sim-00001 be provisioned with app1.
+func provisioningSetup(t *testing.T, s *servertest.Server) {
+	t.Helper()
+	ctx := context.Background()
+	for _, req := range []*model.ManagerRequest{
+		{Verb: "create", Object: "hook", Name: "prov", Attrs: []model.ManagerAttr{{Name: "event", Op: "=", Value: "provision"}}},
+		{Verb: "import", Object: "hook", Name: "prov", ContentType: "application/x-executable", Content: "#!/bin/sh\nexit 1\n"},
+		{Verb: "set", Object: "node", Name: "sim-00001", Attrs: []model.ManagerAttr{{Name: "provision_enable", Op: "=", Value: "true"}, {Name: "resources_available", Resource: "aoe", Op: "=", Value: "app1"}}},
+	} {
+		if err := s.Root.Manage(ctx, req); err != nil {
+			t.Fatalf("qmgr %s %s %s: %v", req.Verb, req.Object, req.Name, err)
+		}
+	}
+}
+
+// TestSimulatorProvisioning: a simulated OS provisioning (hook exit 0,
+// reboot, registration with the AOE as image) completes and the job runs;
+// with a failure rate of 1 every attempt fails and the server counts the
+// failures.
+func TestSimulatorProvisioning(t *testing.T) {
+	t.Run("reboot", func(t *testing.T) {
+		s := startSimulator(t, 2, SimOptions{Speed: 20, ProvTime: 10 * time.Second, ProvReboot: true, ProvRebootTime: 10 * time.Second})
+		provisioningSetup(t, s)
+		ctx := context.Background()
+		r := simJob(model.EnvVar{Name: SimRuntimeVar, Value: "1"})
+		r.Resources["select"] = "1:ncpus=1:aoe=app1"
+		id, err := s.Root.Submit(ctx, r, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitForT(t, 30*time.Second, "the provisioned job finished", func() bool {
+			resp, err := s.Root.Jobs(ctx, []string{id}, true)
+			return err == nil && len(resp.Jobs) == 1 && resp.Jobs[0].State == model.StateFinished
+		})
+		resp, _ := s.Root.Jobs(ctx, []string{id}, true)
+		if j := resp.Jobs[0]; j.Exit == nil || *j.Exit != 0 {
+			t.Fatalf("provisioned job: exit %v comment %q", j.Exit, j.Comment)
+		}
+		nodes, err := s.Root.Nodes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range nodes.Vnodes {
+			if v.Name == "sim-00001" && v.CurrentAOE != "app1" {
+				t.Fatalf("sim-00001 current_aoe %q after the simulated reboot, want app1", v.CurrentAOE)
+			}
+		}
+	})
+	t.Run("failure", func(t *testing.T) {
+		s := startSimulator(t, 2, SimOptions{Speed: 20, ProvTime: 10 * time.Second, ProvFail: 1})
+		provisioningSetup(t, s)
+		ctx := context.Background()
+		r := simJob()
+		r.Resources["select"] = "1:ncpus=1:aoe=app1"
+		if _, err := s.Root.Submit(ctx, r, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		waitForT(t, 30*time.Second, "a counted provisioning failure", func() bool {
+			st, err := s.Root.ProvisionStatus(ctx)
+			if err != nil {
+				return false
+			}
+			for _, a := range st.PerAOE {
+				if a.AOE == "app1" && a.Failures > 0 && a.Successes == 0 {
+					return true
+				}
+			}
+			return false
+		})
+	})
+}

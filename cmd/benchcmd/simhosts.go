@@ -309,11 +309,12 @@ figure):
   long enough (it walked all of them every half heartbeat) brought it to
   35 s and 16.5 s.
 * **Cost per subjob grows with the host count**: 0.3 ms of server CPU
-  per subjob at 200 hosts, 0.8 to 1 ms at 10,000 (two runs of the same
-  binary under different load: 176 s / 82 s and 291 s / 96 s), because the
-  per-cycle vnode state and the per-answer walk of work indexes are
-  proportional to hosts, not to the work done. Making both incremental
-  is the next step at this size.
+  per subjob at 200 hosts, about 0.8 ms at 10,000, because the per-cycle
+  vnode state and the per-answer walk of work indexes are proportional to
+  hosts, not to the work done. Making both incremental is the next step
+  at this size. (Single runs of 100,000 subjobs under this load: 176 s /
+  82 s of server CPU and 100 s / 79 s with a 20 ms coalescing wait, 291 s
+  / 96 s with 100 ms, which was therefore dropped.)
 * **Not fixed: memory grows with the subjobs that have run.** Every
   subjob becomes a full job row when it starts and stays as history, so
   peak RSS grows by roughly 15 KB per subjob run (1.5 GB after 100,000);

@@ -309,7 +309,7 @@ figure):
   long enough (it walked all of them every half heartbeat) brought it to
   35 s and 16.5 s.
 * **Cost per subjob grows with the host count**: 0.3 ms of server CPU
-  per subjob at 200 hosts, about 0.8 ms at 10,000, because the per-cycle
+  per subjob at 200 hosts, 0.7 to 0.8 ms at 10,000, because the per-cycle
   vnode state and the per-answer walk of work indexes are proportional to
   hosts, not to the work done. Making both incremental is the next step
   at this size. (Single runs of 100,000 subjobs under this load: 176 s /

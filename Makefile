@@ -15,7 +15,7 @@ DEMODIR ?= /tmp/strata-demo
 BENCH_SCALE ?= 2
 CYCLE_COUNT ?= 3
 
-.PHONY: all build test unit demo demo-ha bench vet fuzz clean install uninstall
+.PHONY: all build test unit demo demo-ha bench bench-sim-full vet fuzz clean install uninstall
 
 all: build
 
@@ -74,6 +74,8 @@ bench: build
 	STRATA_BENCH_SCALE=$(BENCH_SCALE) $(GO) test -run '^$$' -bench '^Benchmark(Cycle|Place50kJobs50kVnodes)$$' -benchtime 2x -count $(CYCLE_COUNT) -timeout 3h ./server/schedglue/ | tee /tmp/strata-cycle.txt
 	$(GO) run ./cmd/benchplot -in /tmp/strata-cycle.txt -png docs/cycle-time.png > /tmp/strata-cycle.md
 	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --cycle /tmp/strata-cycle.md --out docs/performance.md
+	# Simulated hosts (docs/simulate.md): 200 hosts, a 2,000-subjob array, 3 runs.
+	$(BIN)/strata bench-sim --out docs/performance.md
 	# High availability: failover times and submission throughput, 3 servers against 1 (docs/ha.md).
 	STRATA_HA_BENCH=1 STRATA_HA_BENCH_OUT=$(CURDIR)/docs/performance.md $(GO) test -tags e2e -count=1 -run '^TestHABench$$' -v ./cmd/strata/ | grep -E 'HA figures|^(ok|FAIL)'
 
@@ -110,6 +112,10 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man8/strata.8
 	rm -f $(DESTDIR)$(SYSCONFDIR)/strata/server.toml.example $(DESTDIR)$(SYSCONFDIR)/strata/mom.toml.example
 	@for u in $(UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$u; done
+
+# By hand (about 10 minutes): 10,000 simulated hosts and a 100,000-subjob array.
+bench-sim-full: build
+	$(BIN)/strata bench-sim --hosts 10000 --subjobs 100000 --runs 1 --out docs/performance.md
 
 clean:
 	rm -rf $(BIN)

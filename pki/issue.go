@@ -26,6 +26,10 @@ const (
 	RoleServer Role = "server"
 	// RoleAgent is a node agent (mom) of one host.
 	RoleAgent Role = "agent"
+	// RoleSimulator is `strata mom --simulate`: one process that speaks
+	// for many simulated hosts, all named <prefix>-<digits> after the
+	// certificate's CN (the prefix), and for no other host.
+	RoleSimulator Role = "simulator"
 )
 
 // Name is the DNS name that carries the role in a certificate; a peer
@@ -103,6 +107,12 @@ func AgentFiles(dir, host string) (cert, key string) {
 	return filepath.Join(dir, "agent-"+host+".pem"), filepath.Join(dir, "agent-"+host+"-key.pem")
 }
 
+// SimulatorFiles are where Issue puts a simulator certificate for a
+// prefix by default.
+func SimulatorFiles(dir, prefix string) (cert, key string) {
+	return filepath.Join(dir, "simulator-"+prefix+".pem"), filepath.Join(dir, "simulator-"+prefix+"-key.pem")
+}
+
 // Issue signs a certificate for role with the CA in dir and writes it to
 // certPath and keyPath (key 0600), replacing what is there: reissuing over
 // the files a daemon reads is how a certificate is rotated. For an agent,
@@ -147,6 +157,14 @@ func Issue(dir string, role Role, hosts []string, certPath, keyPath string) (*x5
 		tmpl.Subject = pkix.Name{CommonName: hosts[0], Organization: []string{"Strata"}}
 		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 		tmpl.DNSNames = append(tmpl.DNSNames, hosts[0])
+	case RoleSimulator:
+		// The prefix is a host name itself, so the same rules keep it
+		// from passing as a role name.
+		if len(hosts) == 0 || !validHost(hosts[0]) {
+			return nil, fmt.Errorf("simulator certificate: %q is not a host name prefix (letters, digits, '-', '.', '_')", strings.Join(hosts, ","))
+		}
+		tmpl.Subject = pkix.Name{CommonName: hosts[0], Organization: []string{"Strata"}}
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 	default:
 		return nil, fmt.Errorf("unknown role %q", role)
 	}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -165,19 +166,39 @@ func requireRole(roles []Role) func(tls.ConnectionState) error {
 }
 
 // RoleOf returns the role and host a certificate carries. A server
-// certificate's host is server.strata; an agent's is its CN. A
-// certificate naming both roles, or an agent whose CN is not among its
-// names, has no role.
+// certificate's host is server.strata; an agent's is its CN; a
+// simulator's is its CN, the prefix of the hosts it simulates. A
+// certificate naming more than one role, or an agent whose CN is not among
+// its names, has no role.
 func RoleOf(c *x509.Certificate) (Role, string) {
 	isServer := slices.Contains(c.DNSNames, RoleServer.Name())
 	isAgent := slices.Contains(c.DNSNames, RoleAgent.Name())
+	isSim := slices.Contains(c.DNSNames, RoleSimulator.Name())
 	switch {
-	case isServer && !isAgent:
+	case isServer && !isAgent && !isSim:
 		return RoleServer, RoleServer.Name()
-	case isAgent && !isServer && validHost(c.Subject.CommonName) && slices.Contains(c.DNSNames, c.Subject.CommonName):
+	case isAgent && !isServer && !isSim && validHost(c.Subject.CommonName) && slices.Contains(c.DNSNames, c.Subject.CommonName):
 		return RoleAgent, c.Subject.CommonName
+	case isSim && !isServer && !isAgent && validHost(c.Subject.CommonName) && len(c.DNSNames) == 1:
+		return RoleSimulator, c.Subject.CommonName
 	}
 	return "", ""
+}
+
+// SimulatedHost reports whether host is one a simulator certificate with
+// prefix may speak for: exactly <prefix>-<1 to 9 digits>. The rule is
+// narrow on purpose: a simulator must not be able to name a real host.
+func SimulatedHost(prefix, host string) bool {
+	rest, ok := strings.CutPrefix(host, prefix+"-")
+	if !ok || prefix == "" || len(rest) == 0 || len(rest) > 9 {
+		return false
+	}
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // PeerOf returns the verified role and host of a TLS connection's client,

@@ -135,6 +135,7 @@ func (w *writer) deleteJobRow(j *model.Job) {
 func (w *writer) touchHost(host string) {
 	if host != "" {
 		w.touch(HostWorkKey(host))
+		w.touch(AnyHostWorkKey)
 	}
 }
 

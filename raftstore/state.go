@@ -3,6 +3,7 @@ package raftstore
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	memdb "github.com/hashicorp/go-memdb"
 
@@ -248,6 +249,10 @@ func (s *StateSnapshot) VnodesOnHost(host string) []*model.Vnode {
 // mother superior host change.
 func HostWorkKey(host string) string { return "host/" + host }
 
+// AnyHostWorkKey is the index row that moves with every host's work index:
+// one watch for a simulator's multiplexed poll over many hosts.
+const AnyHostWorkKey = "hosts/any"
+
 // TableIndex returns the Raft index that last changed a table and a channel
 // closed on its next change.
 func (s *StateSnapshot) TableIndex(table string) (uint64, <-chan struct{}) {
@@ -256,6 +261,20 @@ func (s *StateSnapshot) TableIndex(table string) (uint64, <-chan struct{}) {
 		return 0, ch
 	}
 	return raw.(*tableIndex).Index, ch
+}
+
+// HostWorkIndexes calls fn with every host's work index (HostWorkKey), in
+// one walk of the index rows: cheaper than a TableIndex per host for a
+// simulator's poll over thousands of hosts.
+func (s *StateSnapshot) HostWorkIndexes(fn func(host string, index uint64)) {
+	it, err := s.txn.Get(tableIndexes, "id_prefix", HostWorkKey(""))
+	if err != nil {
+		return
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		ti := raw.(*tableIndex)
+		fn(strings.TrimPrefix(ti.Table, HostWorkKey("")), ti.Index)
+	}
 }
 
 // tableIndexes lists every index row (for snapshots).

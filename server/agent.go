@@ -94,17 +94,23 @@ func (s *Server) handleHeartbeat(w http.ResponseWriter, r *http.Request, id *Ide
 	if err := agentOf(id, req.Host); err != nil {
 		return nil, err
 	}
-	vnodes := s.state().VnodesOnHost(req.Host)
+	return nil, s.heartbeat(s.state(), &req)
+}
+
+// heartbeat notes one host's heartbeat (the caller checked it may speak
+// for the host), or says it must register again.
+func (s *Server) heartbeat(snap *raftstore.StateSnapshot, req *api.HeartbeatRequest) error {
+	vnodes := snap.VnodesOnHost(req.Host)
 	if len(vnodes) == 0 {
-		return nil, model.Errorf(model.PBSEUnknownNode, "%s", req.Host)
+		return model.Errorf(model.PBSEUnknownNode, "%s", req.Host)
 	}
 	for _, v := range vnodes {
 		if v.State&model.NodeDown != 0 || v.BootID != req.BootID {
-			return nil, model.Errorf(model.PBSEUnknownNode, "%s (register again)", req.Host)
+			return model.Errorf(model.PBSEUnknownNode, "%s (register again)", req.Host)
 		}
 	}
 	s.heard(req.Host)
-	return nil, nil
+	return nil
 }
 
 func (s *Server) heard(host string) {
@@ -181,15 +187,22 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, id *Identi
 	if err := agentOf(id, req.Host); err != nil {
 		return nil, err
 	}
-	snap := s.state()
+	return nil, s.events(s.state(), &req)
+}
+
+// events checks and commits one host's batch of job reports (the caller
+// checked it may speak for the host).
+func (s *Server) events(snap *raftstore.StateSnapshot, req *api.EventsRequest) error {
 	for _, e := range req.Events {
 		j := snap.Job(e.JobID)
-		if j != nil && j.IsRunning() && j.MSHost != id.Host && (e.Run == 0 || e.Run == j.RunCount) {
-			return nil, model.Errorf(model.PBSEPerm, "(job %s does not run on %s)", e.JobID, id.Host)
+		// req.Host passed agentOf: it is the agent's own host (or one of
+		// a simulator's).
+		if j != nil && j.IsRunning() && j.MSHost != req.Host && (e.Run == 0 || e.Run == j.RunCount) {
+			return model.Errorf(model.PBSEPerm, "(job %s does not run on %s)", e.JobID, req.Host)
 		}
 	}
 	cmd := &raftstore.JobEvents{Host: req.Host, Events: req.Events, Now: s.now().Unix()}
 	s.heard(req.Host)
 	_, err := s.apply(cmd)
-	return nil, err
+	return err
 }

@@ -107,6 +107,12 @@ func matrixRows() []matrixRow {
 		{"POST /v1/agent/heartbeat", "/v1/agent/heartbeat", `{"host":"otherhost"}`, deny, deny, deny, deny},
 		{"GET /v1/agent/work", "/v1/agent/work?host=otherhost&wait=1ms", "", deny, deny, deny, deny},
 		{"POST /v1/agent/events", "/v1/agent/events", `{"host":"otherhost","events":[]}`, deny, deny, deny, deny},
+		// The simulator's multiplexed routes refuse every user and a real
+		// agent, even for its own host (server/api/sim_test.go attacks
+		// them with a simulator certificate).
+		{"POST /v1/agent/sim/heartbeat", "/v1/agent/sim/heartbeat", `{"hosts":[{"host":"matrixhost"}]}`, deny, deny, deny, deny},
+		{"POST /v1/agent/sim/work", "/v1/agent/sim/work", `{"hosts":{"matrixhost":0},"wait":"1ms"}`, deny, deny, deny, deny},
+		{"POST /v1/agent/sim/events", "/v1/agent/sim/events", `{"batches":[{"host":"matrixhost","events":[]}]}`, deny, deny, deny, deny},
 	}
 }
 

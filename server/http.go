@@ -33,6 +33,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+v+"/agent/work", s.wrap(s.handleWork, true))
 	mux.Handle("POST "+v+"/agent/events", s.wrap(s.handleEvents, true))
 	s.agentHookRoutes(mux)
+	s.simRoutes(mux)       // simulated hosts, multiplexed (agent_sim.go)
 	s.provisionRoutes(mux) // provisioning (provision_api.go)
 	s.resvRoutes(mux)      // reservations (resv.go)
 	s.operatorRoutes(mux)  // strata operator (operator.go)

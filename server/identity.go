@@ -31,6 +31,11 @@ type Identity struct {
 	// host (remoteauth.go): uid 0 there is root of that host, not of the
 	// cluster.
 	Remote bool `json:"remote,omitempty"`
+	// Simulator is set for `strata mom --simulate` (simulator
+	// certificate): Host is then the prefix of the simulated hosts it
+	// may speak for (pki.SimulatedHost); Agent is set too, so it has an
+	// agent's routes and no user's rights.
+	Simulator bool
 	// Forwarded is set on the leader for a request a follower forwarded;
 	// such a request is never forwarded again.
 	Forwarded bool `json:"-"`
@@ -72,6 +77,9 @@ func (s *Server) identify(r *http.Request) (*Identity, error) {
 	if verified && role == pki.RoleAgent {
 		return &Identity{UID: -1, GID: -1, Host: host, Agent: true}, nil
 	}
+	if verified && role == pki.RoleSimulator {
+		return &Identity{UID: -1, GID: -1, Host: host, Agent: true, Simulator: true}, nil
+	}
 	// A user of a login host: only a MUNGE credential identifies one.
 	if auth := r.Header.Get("Authorization"); auth != "" {
 		return s.mungeIdentity(r, conn, auth)
@@ -80,8 +88,15 @@ func (s *Server) identify(r *http.Request) (*Identity, error) {
 }
 
 // agentOf refuses a request in which an agent speaks for a host other
-// than the one its certificate names.
+// than the one its certificate names, or a simulator for a host outside
+// its prefix.
 func agentOf(id *Identity, host string) error {
+	if id.Agent && id.Simulator {
+		if !pki.SimulatedHost(id.Host, host) {
+			return model.Errorf(model.PBSEPerm, "(simulator %s may not act for host %s)", id.Host, host)
+		}
+		return nil
+	}
 	if !id.Agent || host != id.Host {
 		return model.Errorf(model.PBSEPerm, "(agent %s may not act for host %s)", id.Host, host)
 	}

@@ -130,21 +130,21 @@ func every(ctx context.Context, d time.Duration, now bool, fn func()) {
 func (s *Server) markSilentHostsDown() {
 	now := s.now()
 	down := map[string]bool{}
+	s.hbMu.Lock()
 	for _, v := range s.state().Vnodes() {
 		if v.State&model.NodeDown != 0 || down[v.Host] {
 			continue
 		}
-		s.hbMu.Lock()
 		last, ok := s.heartbeats[v.Host]
 		if !ok {
 			s.heartbeats[v.Host] = now
 			last = now
 		}
-		s.hbMu.Unlock()
 		if now.Sub(last) > s.cfg.NodeDownAfter.Duration {
 			down[v.Host] = true
 		}
 	}
+	s.hbMu.Unlock()
 	for host := range down {
 		s.logger.Printf("host %s missed heartbeats: marking down", host)
 		if _, err := s.apply(&raftstore.HostDown{Host: host, Comment: "node down: communication closed", Now: now.Unix()}); err != nil {
@@ -160,16 +160,24 @@ func (s *Server) requeueJobsOnDeadHosts() {
 		return
 	}
 	now := s.now().Unix()
+	// The hosts down long enough first: usually none, and then the running
+	// jobs (tens of thousands at cluster size) are not walked at all.
+	dead := map[string]bool{}
+	for _, v := range snap.Vnodes() {
+		if v.State&model.NodeDown != 0 && now-v.LastStateChange >= limit {
+			dead[v.Host] = true
+		}
+	}
+	if len(dead) == 0 {
+		return
+	}
 	var ids []string
 	for _, j := range snap.JobsInState(model.StateRunning) {
 		if j.Substate == model.SubProvisioning {
 			continue // a rebooting host is down; the provision alarm covers it
 		}
-		for _, v := range snap.VnodesOnHost(j.MSHost) {
-			if v.State&model.NodeDown != 0 && now-v.LastStateChange >= limit {
-				ids = append(ids, j.ID)
-				break
-			}
+		if dead[j.MSHost] {
+			ids = append(ids, j.ID)
 		}
 	}
 	if len(ids) == 0 {

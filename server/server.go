@@ -126,7 +126,7 @@ func (s *Server) Run(ctx context.Context) error {
 	// Handshakes complete before the HTTP server sees a connection, so the
 	// per-caller caps key it by certificate (tlslisten.go).
 	lim := s.cfg.Limits.withDefaults()
-	tcpLn = newHandshakeListener(tcpLn, certs.ServerConfig(tls.VerifyClientCertIfGiven, pki.RoleAgent, pki.RoleServer),
+	tcpLn = newHandshakeListener(tcpLn, certs.ServerConfig(tls.VerifyClientCertIfGiven, pki.RoleAgent, pki.RoleSimulator, pki.RoleServer),
 		lim.ReadHeaderTimeout.Duration, lim.MaxConnsPerHost, s.logger)
 	srv := &http.Server{Handler: s.routes(), ConnContext: saveConn, ErrorLog: s.logger}
 	hardenHTTP(srv, s.cfg.Limits, s.logger) // timeouts and per-caller caps (limits.go)

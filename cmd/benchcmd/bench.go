@@ -123,7 +123,8 @@ func run(c *cli.Context) error {
 			out += cycleSection(string(b))
 		}
 	}
-	return os.WriteFile(c.String("out"), []byte(out), 0o644)
+	previous, _ := os.ReadFile(c.String("out"))
+	return os.WriteFile(c.String("out"), []byte(keepSimSections(string(previous), out)), 0o644) // simhosts.go
 }
 
 func token() string {

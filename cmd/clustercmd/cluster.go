@@ -40,6 +40,8 @@ func Command() *cli.Command {
 					&cli.StringFlag{Name: "server-config", Usage: "TOML file appended to the generated server.toml (queues, server attributes) when the cluster is created"},
 					&cli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "how long to wait for the cluster"},
 					&cli.BoolFlag{Name: "remote-clients", Usage: "also serve commands over TCP with MUNGE, as for login hosts (starts a munged under DIR when none runs); writes DIR/env.remote"},
+					&cli.IntFlag{Name: "sim-hosts", Usage: "also simulate `N` hosts sim-00001.. from one strata mom --simulate process (docs/simulate.md)"},
+					&cli.Float64Flag{Name: "sim-speed", Value: 1, Usage: "speed factor of the simulated hosts"},
 				},
 				Action: start,
 			},
@@ -70,8 +72,8 @@ func start(c *cli.Context) error {
 		if n := c.Int("servers"); n != 1 && n != 3 && n != 5 {
 			return cli.Exit("strata cluster: --servers must be 1, 3 or 5 (a Raft cluster needs an odd number of voters)", 2)
 		}
-		if c.Int("moms") < 1 || c.Int("ncpus") < 1 {
-			return cli.Exit("strata cluster: --moms and --ncpus must be at least 1", 2)
+		if (c.Int("moms") < 1 && c.Int("sim-hosts") < 1) || c.Int("moms") < 0 || c.Int("ncpus") < 1 || c.Int("sim-hosts") < 0 {
+			return cli.Exit("strata cluster: --moms (or --sim-hosts) and --ncpus must be at least 1", 2)
 		}
 		if _, err := model.ParseSize(c.String("mem")); err != nil {
 			return cli.Exit("strata cluster: illegal --mem value: "+err.Error(), 2)
@@ -93,6 +95,9 @@ func start(c *cli.Context) error {
 		if err == nil && remote != nil {
 			layout.Remote = remote
 			err = layout.save(dir)
+		}
+		if n := c.Int("sim-hosts"); err == nil && n > 0 {
+			err = addSimHosts(dir, layout, n, c.Int("ncpus"), c.String("mem"), c.Float64("sim-speed")) // simhosts.go
 		}
 	} else if err == nil && c.Bool("remote-clients") && layout.Remote == nil {
 		return cli.Exit("strata cluster: --remote-clients: the cluster in "+dir+" was created without it", 2)
@@ -211,7 +216,7 @@ func launch(dir, exe string, p Process) (<-chan struct{}, error) {
 		return nil, err
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, p.Role, "--config", p.Config)
+	cmd := exec.Command(exe, append([]string{p.Role, "--config", p.Config}, p.Args...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -244,8 +249,13 @@ func waitReady(ctx context.Context, dir string, l *Layout, exited map[string]<-c
 	want := 0
 	for _, p := range l.Procs {
 		if p.Role == "mom" {
-			want++
+			want += max(1, p.Hosts)
 		}
+	}
+	// Listing thousands of simulated vnodes costs the server: ask less often.
+	pollEvery := 100 * time.Millisecond
+	if want > 1000 {
+		pollEvery = time.Second
 	}
 	var last string
 	for time.Now().Before(deadline) {
@@ -275,7 +285,7 @@ func waitReady(ctx context.Context, dir string, l *Layout, exited map[string]<-c
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(pollEvery):
 		}
 	}
 	return fmt.Errorf("cluster not ready after %s (%s)", timeout, last)

@@ -36,6 +36,10 @@ type Process struct {
 	// Socket is a server's Unix socket.
 	Socket string `json:"socket,omitempty"`
 	Log    string `json:"log"`
+	// Args follow --config on the command line; Hosts is how many hosts
+	// an agent process carries (strata mom --simulate; 0 means one).
+	Args  []string `json:"args,omitempty"`
+	Hosts int      `json:"hosts,omitempty"`
 }
 
 func layoutPath(dir string) string { return filepath.Join(dir, "cluster.json") }

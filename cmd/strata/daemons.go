@@ -34,6 +34,7 @@ func serverCommand() *cli.Command {
 			defer closeLog()
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
+			defer startProfiles("server")() // profile.go
 			if err := server.NewWithLogger(cfg, logger).Run(ctx); err != nil {
 				return cli.Exit("strata server: "+err.Error(), 1)
 			}
@@ -60,11 +61,14 @@ func momCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mom",
 		Usage: "run the node agent: register vnodes, run jobs, report back",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "config", Usage: "agent TOML configuration file"}},
+		Flags: append([]cli.Flag{&cli.StringFlag{Name: "config", Usage: "agent TOML configuration file"}}, simulateFlags()...),
 		Action: func(c *cli.Context) error {
 			cfg, err := mom.LoadConfig(c.String("config"))
 			if err != nil {
 				return cli.Exit("strata mom: "+err.Error(), 1)
+			}
+			if c.IsSet("simulate") {
+				return runSimulator(c, cfg) // simulate.go
 			}
 			logger := daemonLogger()
 			certs, err := agentCerts(cfg)

@@ -47,7 +47,7 @@ func run(args []string) int {
 
 func allCommands() []*cli.Command {
 	var cmds []*cli.Command
-	cmds = append(cmds, serverCommand(), momCommand(), shepherdCommand(), genManCommand(), genCompletionCommand(), tlsCommand(), operatorCommand(), clustercmd.Command(), benchcmd.Command(), simcmd.Command(), provisioncmd.Command(func(name string) *api.Client { return pbscmd.OSEnv().Connect(name).(*api.Client) }))
+	cmds = append(cmds, serverCommand(), momCommand(), shepherdCommand(), genManCommand(), genCompletionCommand(), tlsCommand(), operatorCommand(), clustercmd.Command(), benchcmd.Command(), benchcmd.SimCommand(), simcmd.Command(), provisioncmd.Command(func(name string) *api.Client { return pbscmd.OSEnv().Connect(name).(*api.Client) }))
 	cmds = append(cmds, pbscmd.Commands()...)
 	cmds = append(cmds, pbscmd.ReservationCommands()...)
 	return cmds

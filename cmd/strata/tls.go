@@ -49,6 +49,7 @@ func tlsCommand() *cli.Command {
 					dirFlag,
 					&cli.StringSliceFlag{Name: "host", Required: true, Usage: "the agent's host name; with --server, names and addresses of the server (repeatable)"},
 					&cli.BoolFlag{Name: "server", Usage: "issue a server certificate (server role)"},
+					&cli.BoolFlag{Name: "simulator", Usage: "issue a simulator certificate: strata mom --simulate may speak for hosts --host-NNNNN only (docs/simulate.md)"},
 					&cli.StringFlag{Name: "cert", Usage: "certificate file (default: DIR/agent-HOST.pem, or DIR/server-HOST.pem with --server)"},
 					&cli.StringFlag{Name: "key", Usage: "key file (default: the certificate's name with -key)"},
 				},
@@ -64,10 +65,19 @@ func issueAction(c *cli.Context) error {
 	if c.Bool("server") {
 		role = pki.RoleServer
 	}
-	if role == pki.RoleAgent && len(hosts) != 1 {
-		return cli.Exit("strata tls issue: an agent certificate is for exactly one --host", 2)
+	if c.Bool("simulator") {
+		role = pki.RoleSimulator
+	}
+	if c.Bool("server") && c.Bool("simulator") {
+		return cli.Exit("strata tls issue: --server and --simulator exclude each other", 2)
+	}
+	if role != pki.RoleServer && len(hosts) != 1 {
+		return cli.Exit("strata tls issue: an agent or simulator certificate is for exactly one --host", 2)
 	}
 	cert, key := pki.AgentFiles(dir, hosts[0])
+	if role == pki.RoleSimulator {
+		cert, key = pki.SimulatorFiles(dir, hosts[0])
+	}
 	if role == pki.RoleServer {
 		cert = filepath.Join(dir, "server-"+hosts[0]+".pem")
 		key = filepath.Join(dir, "server-"+hosts[0]+"-key.pem")

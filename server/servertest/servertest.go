@@ -84,10 +84,26 @@ func Start(t testing.TB, tune func(*server.Config)) *Server {
 // host, issued by the server's CA, as `strata mom` has.
 func (s *Server) Agent(t testing.TB, host string) *api.Client {
 	t.Helper()
+	cert, key := pki.AgentFiles(filepath.Join(s.Dir, "tls"), host)
+	return s.tlsClient(t, pki.RoleAgent, host, cert, key)
+}
+
+// Simulator returns a client of the TLS API holding a simulator
+// certificate for prefix (strata mom --simulate): it may speak for the
+// hosts <prefix>-<digits>.
+func (s *Server) Simulator(t testing.TB, prefix string) *api.Client {
+	t.Helper()
+	cert, key := pki.SimulatorFiles(filepath.Join(s.Dir, "tls"), prefix)
+	return s.tlsClient(t, pki.RoleSimulator, prefix, cert, key)
+}
+
+// tlsClient issues a certificate of role for name into cert and key and
+// returns a TLS API client holding it.
+func (s *Server) tlsClient(t testing.TB, role pki.Role, name, cert, key string) *api.Client {
+	t.Helper()
 	td := filepath.Join(s.Dir, "tls")
-	cert, key := pki.AgentFiles(td, host)
-	if _, err := pki.Issue(td, pki.RoleAgent, []string{host}, cert, key); err != nil {
-		t.Fatalf("agent certificate: %v", err)
+	if _, err := pki.Issue(td, role, []string{name}, cert, key); err != nil {
+		t.Fatalf("%s certificate: %v", role, err)
 	}
 	src, err := pki.NewSource(pki.Files{CA: filepath.Join(td, pki.CAFile), Cert: cert, Key: key})
 	if err != nil {

@@ -29,7 +29,6 @@ func (p *ProvisionWork) Key() string {
 	return p.Host + "-" + p.AOE + "-" + strconv.Itoa(p.Attempt) + "-" + strconv.FormatInt(p.Started, 10)
 }
 
-
 // ProvisionReport is an agent's report of its provision hook's exit. The
 // server ignores reports about other attempts, so the agent repeats it
 // until one is acknowledged.

@@ -130,3 +130,31 @@ func TestConfigValidationNamesTheKey(t *testing.T) {
 		t.Fatalf("missing tls: %v", err)
 	}
 }
+
+// TestBuildJobInteractive: qsub -I's listening address and cookie make an
+// interactive job (not rerunnable, no script); a malformed address, a
+// cookie that is not 64 hex digits, an address carrying other characters
+// or an interactive array are refused.
+func TestBuildJobInteractive(t *testing.T) {
+	cookie := strings.Repeat("ab", api.InteractiveCookieLen/2)
+	j, err := buildJob(&api.SubmitRequest{Interactive: "login1:40123", InteractiveCookie: cookie, Script: "#PBS -N x\n"}, alice, testServerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !j.Interactive || j.InteractiveAddr != "login1:40123" || j.InteractiveCookie != cookie || j.Rerun || j.Script != "" {
+		t.Fatalf("interactive job: %+v", j)
+	}
+	for _, req := range []*api.SubmitRequest{
+		{Interactive: "login1", InteractiveCookie: cookie},
+		{Interactive: "login1:0", InteractiveCookie: cookie},
+		{Interactive: "login1:70000", InteractiveCookie: cookie},
+		{Interactive: "login1:40123", InteractiveCookie: "short"},
+		{Interactive: "login1:40123", InteractiveCookie: strings.Repeat("zz", api.InteractiveCookieLen/2)},
+		{Interactive: "log in;rm:40123", InteractiveCookie: cookie},
+		{Interactive: "login1:40123", InteractiveCookie: cookie, ArrayIndices: "1-3"},
+	} {
+		if _, err := buildJob(req, alice, testServerConfig()); err == nil {
+			t.Errorf("%+v accepted", req)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strconv"
 
 	"github.com/strata-hpc/strata/model"
 )
@@ -25,29 +26,7 @@ type ProvisionWork struct {
 
 // Key names one attempt of one operation (the agent's spool record).
 func (p *ProvisionWork) Key() string {
-	return p.Host + "-" + p.AOE + "-" + itoa(p.Attempt) + "-" + itoa(int(p.Started))
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
+	return p.Host + "-" + p.AOE + "-" + strconv.Itoa(p.Attempt) + "-" + strconv.FormatInt(p.Started, 10)
 }
 
 // ProvisionReport is an agent's report of its provision hook's exit. The

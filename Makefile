@@ -12,8 +12,13 @@ DEMODIR ?= /tmp/strata-demo
 
 all: build
 
+# urfave_cli_no_docs leaves out the CLI's man/markdown generator (and its
+# markdown parser), whose package initialisation every process of the
+# multi-call binary paid: each qsub and each job's shepherd.
+TAGS    ?= urfave_cli_no_docs
+
 build:
-	$(GO) build -o $(BIN)/strata ./cmd/strata
+	$(GO) build -tags '$(TAGS)' -o $(BIN)/strata ./cmd/strata
 	@for l in $(LINKS); do ln -sf strata $(BIN)/$$l; done
 
 vet:

@@ -53,7 +53,7 @@ func (a *Agent) startLocked(ctx context.Context, wg *sync.WaitGroup, j *model.Jo
 // so the shepherd outlives this agent. The shepherd waits for a go byte
 // sent only after its pid record is safely on disk.
 func (a *Agent) launch(rec *record) error {
-	if err := writeJSONAtomic(filepath.Join(rec.dir, fileJob), rec.job, 0o600); err != nil {
+	if err := writeJSONRun(filepath.Join(rec.dir, fileJob), rec.job, 0o600); err != nil {
 		return err
 	}
 	lp := launchParams{
@@ -66,7 +66,7 @@ func (a *Agent) launch(rec *record) error {
 		UsageIntervalMs: a.cfg.UsageInterval.Milliseconds(),
 		Cgroup:          a.cgroups,
 	}
-	if err := writeJSONAtomic(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
+	if err := writeJSONRun(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
 		return err
 	}
 	if err := a.writeJobHooks(rec.dir); err != nil {
@@ -100,7 +100,7 @@ func (a *Agent) launch(rec *record) error {
 	pid := cmd.Process.Pid
 	st, err := procStartTime(pid)
 	if err == nil {
-		err = writeJSONAtomic(filepath.Join(rec.dir, fileShepherd), shepherdRecord{Pid: pid, StartTime: st, BootID: a.bootID}, 0o600)
+		err = writeJSONRun(filepath.Join(rec.dir, fileShepherd), shepherdRecord{Pid: pid, StartTime: st, BootID: a.bootID}, 0o600)
 	}
 	if err != nil {
 		// Closing the pipe without the go byte makes the shepherd exit

@@ -57,6 +57,12 @@ type SubmitRequest struct {
 	Umask string `json:"umask,omitempty"`
 	// ArrayIndices is -J X-Y[:Z][%N]: the job is an array.
 	ArrayIndices string `json:"array_indices,omitempty"`
+	// DefaultArgs is the server's default_qsub_arguments as qsub applied
+	// them. When set and no longer the server's value, the server refuses
+	// with model.PBSEStaleDefaults carrying its value, and qsub rebuilds
+	// the request: qsub learns the defaults without a round trip of its
+	// own. Nil (other clients) skips the check.
+	DefaultArgs *string `json:"default_qsub_arguments,omitempty"`
 }
 
 // SubmitResponse returns the new job's id.

@@ -8,7 +8,7 @@ BIN     := bin
 LINKS   := qsub qstat qdel qhold qrls qalter qsig qselect qmove qrerun qrun qorder tracejob pbsnodes qmgr pbs_rsub pbs_rstat pbs_rdel
 DEMODIR ?= /tmp/strata-demo
 
-.PHONY: all build test unit demo demo-ha bench vet fuzz clean
+.PHONY: all build test unit demo demo-ha bench bench-short vet fuzz clean
 
 all: build
 
@@ -66,10 +66,18 @@ bench: build
 	$(GO) test -run '^$$' -bench 'Provision' -benchtime 3x ./raftstore/ | tee -a /tmp/strata-gobench.txt
 	$(GO) test -run '^$$' -bench . -benchtime 5000x ./server/ | tee -a /tmp/strata-gobench.txt
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./scheduler/sim/ | tee -a /tmp/strata-gobench.txt
-	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --out docs/performance.md
+	# End to end (a1 a8 b c and jobs/s against slots), with the Slurm peer
+	# in the same run when ../shared/peers/slurm is present (docs/performance.md).
+	$(BIN)/strata bench --gobench /tmp/strata-gobench.txt --out docs/performance.md --plot-data /tmp/strata-bench-slots.json
+	$(GO) run ./cmd/benchplot -in /tmp/strata-bench-slots.json -out docs/perf-jobs-per-slot.png
 	# High availability: failover times and submission throughput, 3 servers against 1 (docs/ha.md).
 	STRATA_HA_BENCH=1 $(GO) test -tags e2e -count=1 -run '^TestHABench$$' -v ./cmd/strata/ | grep -E 'HA figures|^(ok|FAIL)'
 
+# A bench CI can afford (a few minutes): small sizes, one run, no Slurm;
+# the report goes to /tmp so that docs/performance.md keeps the full run.
+bench-short: build
+	$(BIN)/strata bench --short --out /tmp/strata-performance-short.md --plot-data /tmp/strata-bench-slots-short.json
+	$(GO) run ./cmd/benchplot -in /tmp/strata-bench-slots-short.json -out /tmp/strata-perf-jobs-per-slot-short.png
 
 clean:
 	rm -rf $(BIN)

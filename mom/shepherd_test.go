@@ -216,3 +216,38 @@ func TestShepherdRefusesOtherUserWhenNotRoot(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 }
+
+// TestShepherdDeliveryRefusesSymlinkAttack performs the attack the
+// in-process delivery must stop: a user points their Output_Path at a
+// symlink to a root-owned file. The root shepherd opens the destination
+// with the user's file-system identity, so the victim file is untouched and
+// the output is kept as undelivered.
+func TestShepherdDeliveryRefusesSymlinkAttack(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch credentials")
+	}
+	const nobody = 65534
+	victim := filepath.Join(worldDir(t, 0o755), "victim")
+	if err := os.WriteFile(victim, []byte("root's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := worldDir(t, 0o777)
+	link := filepath.Join(out, "t.o20")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	spoolDir := worldDir(t, 0o755)
+	j := testJob("20.srv", "echo overwritten\n", out)
+	j.UID, j.GID, j.User = nobody, nobody, "nobody"
+	j.Output = "testhost:" + link
+	res := runShepherd(t, spoolDir, j, time.Second)
+	if res.Exit != 0 || !strings.Contains(res.Comment, "Output file could not be delivered") {
+		t.Fatalf("result = %+v", res)
+	}
+	if got := readFile(t, victim); got != "root's\n" {
+		t.Fatalf("the user's symlink let the shepherd write a root file: %q", got)
+	}
+	if got := readFile(t, filepath.Join(spoolDir, "undelivered", "20.srv.OU")); got != "overwritten\n" {
+		t.Errorf("undelivered file = %q", got)
+	}
+}

@@ -90,6 +90,7 @@ func (c *cluster) pids() (server string, agents []string) {
 type throughputRun struct {
 	Rate                 float64 // jobs/s
 	ServerMs, AgentMs    float64 // CPU per job of the server and of all agents
+	ShepherdMs           float64 // CPU per job of the shepherds and the jobs they ran
 	MachineMs            float64 // CPU per job of the whole machine (shepherds and jobs included, and anything else running)
 	Secs                 float64
 	Jobs, Agents, Ncpus  int
@@ -116,7 +117,7 @@ func endToEnd(ctx context.Context, exe string, moms, ncpus, jobs int) (*throughp
 		return nil, err
 	}
 	server, agents := c.pids()
-	s0, a0, m0 := cpuMs(server), sumCPU(agents), machineCPUMs()
+	s0, a0, h0, m0 := cpuMs(server), sumCPU(agents), sumChildCPU(agents), machineCPUMs()
 	t0 := time.Now()
 	if _, err := c.command("qrls", ids...); err != nil {
 		return nil, err
@@ -141,6 +142,7 @@ func endToEnd(ctx context.Context, exe string, moms, ncpus, jobs int) (*throughp
 		Rate: n / secs, Secs: secs, Jobs: jobs, Agents: moms, Ncpus: ncpus,
 		ServerMs:    (cpuMs(server) - s0) / n,
 		AgentMs:     (sumCPU(agents) - a0) / n,
+		ShepherdMs:  (sumChildCPU(agents) - h0) / n,
 		MachineMs:   (machineCPUMs() - m0) / n,
 		ReleaseSecs: released.Seconds(),
 	}, nil
@@ -234,18 +236,34 @@ func median(v []float64) float64 {
 }
 
 // cpuMs is a process's user+system CPU time in milliseconds (0 when gone).
-func cpuMs(pid string) float64 {
+func cpuMs(pid string) float64 { return procCPU(pid, 11) }
+
+// childCPUMs is the CPU time of a process's reaped children: for an agent,
+// its shepherds, which reaped the jobs.
+func childCPUMs(pid string) float64 { return procCPU(pid, 13) }
+
+func sumChildCPU(pids []string) float64 {
+	var t float64
+	for _, p := range pids {
+		t += childCPUMs(p)
+	}
+	return t
+}
+
+// procCPU adds two consecutive fields of /proc/pid/stat (index counted
+// from the field after the command name: 11 is utime, 13 cutime).
+func procCPU(pid string, idx int) float64 {
 	b, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
 		return 0
 	}
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
+	if len(f) < idx+2 {
 		return 0
 	}
-	u, _ := strconv.ParseFloat(f[11], 64)
-	k, _ := strconv.ParseFloat(f[12], 64)
+	u, _ := strconv.ParseFloat(f[idx], 64)
+	k, _ := strconv.ParseFloat(f[idx+1], 64)
 	return (u + k) * 1000 / clockTicks
 }
 

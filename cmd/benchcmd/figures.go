@@ -90,7 +90,7 @@ func endToEndFigures(ctx context.Context, exe string, sz sizes) (*e2eFigures, er
 			return nil, err
 		}
 		f.b = append(f.b, run)
-		say("b %d /bin/true jobs on 8x2 slots: %.1f jobs/s (server %.2f, agents %.2f, machine %.2f ms CPU/job)", sz.e2eJobs, run.Rate, run.ServerMs, run.AgentMs, run.MachineMs)
+		say("b %d /bin/true jobs on 8x2 slots: %.1f jobs/s (server %.2f, agents %.2f, shepherds+jobs %.2f, machine %.2f ms CPU/job)", sz.e2eJobs, run.Rate, run.ServerMs, run.AgentMs, run.ShepherdMs, run.MachineMs)
 	}
 	if f.c, f.cQsub, err = submitToStart(exe, 8, 2, sz.cSamples); err != nil {
 		return nil, err
@@ -183,9 +183,10 @@ func (f *e2eFigures) write(b *strings.Builder) {
 	row("c: submit-to-start on an idle cluster (exec of qsub to `date` in the job)", "ms", median(f.c), sc, false, "under 50 ms")
 	b.WriteString("\nRuns and costs behind the medians:\n\n")
 	fmt.Fprintf(b, "- a1 runs: %v jobs/s; a8 runs: %v jobs/s.\n", round1(f.a1), round1(f.a8))
-	fmt.Fprintf(b, "- b runs: %v jobs/s. CPU per job (medians): server %.2f ms, all 8 agents %.2f ms, whole machine %.2f ms (shepherds and the jobs themselves included, and anything else the machine ran meanwhile).\n",
+	fmt.Fprintf(b, "- b runs: %v jobs/s. CPU per job (medians): server %.2f ms, all 8 agents %.2f ms, shepherds and the jobs they ran %.2f ms, whole machine %.2f ms (anything else the machine ran meanwhile included).\n",
 		round1(rates(f.b)), fieldMedian(f.b, func(r *throughputRun) float64 { return r.ServerMs }),
-		fieldMedian(f.b, func(r *throughputRun) float64 { return r.AgentMs }), fieldMedian(f.b, func(r *throughputRun) float64 { return r.MachineMs }))
+		fieldMedian(f.b, func(r *throughputRun) float64 { return r.AgentMs }), fieldMedian(f.b, func(r *throughputRun) float64 { return r.ShepherdMs }),
+		fieldMedian(f.b, func(r *throughputRun) float64 { return r.MachineMs }))
 	fmt.Fprintf(b, "- b method: the jobs are submitted held through the API (not timed) with `-o /dev/null -e /dev/null` as Slurm's; one `qrls` process with every id releases them (%.2f s median to return), and the server's job list is polled every 50 ms until empty (Slurm's squeue every 0.25 s).\n",
 		fieldMedian(f.b, func(r *throughputRun) float64 { return r.ReleaseSecs }))
 	fmt.Fprintf(b, "- c: %d samples, median %.1f ms; the qsub process alone: median %.1f ms.\n", len(f.c), median(f.c), median(f.cQsub))
@@ -197,9 +198,9 @@ func (f *e2eFigures) write(b *strings.Builder) {
 		b.WriteString("```\n")
 	}
 	if len(f.sweep) > 0 {
-		b.WriteString("\n### Jobs/s against slots\n\n![jobs/s against slots](perf-jobs-per-slot.png)\n\n| agents x cpus | slots | jobs | jobs/s | server ms CPU/job | agents ms CPU/job |\n|---|---|---|---|---|---|\n")
+		b.WriteString("\n### Jobs/s against slots\n\n![jobs/s against slots](perf-jobs-per-slot.png)\n\n| agents x cpus | slots | jobs | jobs/s | server ms CPU/job | agents ms CPU/job | shepherds+jobs ms CPU/job |\n|---|---|---|---|---|---|---|\n")
 		for _, r := range f.sweep {
-			fmt.Fprintf(b, "| %dx%d | %d | %d | %.1f | %.2f | %.2f |\n", r.Agents, r.Ncpus, r.Agents*r.Ncpus, r.Jobs, r.Rate, r.ServerMs, r.AgentMs)
+			fmt.Fprintf(b, "| %dx%d | %d | %d | %.1f | %.2f | %.2f | %.2f |\n", r.Agents, r.Ncpus, r.Agents*r.Ncpus, r.Jobs, r.Rate, r.ServerMs, r.AgentMs, r.ShepherdMs)
 		}
 		b.WriteString("\nAll slots share the machine's cores: beyond them, more slots only add concurrency to a CPU-bound path.\n")
 	}
@@ -235,3 +236,48 @@ func writePlotData(path string, f *e2eFigures) error {
 	}
 	return os.WriteFile(path, b, 0o644)
 }
+
+// boundsGuide says what bounds each end-to-end figure, from the profiles
+// of issue 12 (perf on the server, the agents and the shepherds during
+// figure b; GODEBUG=inittrace=1 and perf stat on a bare process start). It
+// is part of every generated report.
+const boundsGuide = `
+## What bounds the end-to-end figures
+
+Profiled with perf during figure b (8 x 2 slots, 1,000 jobs) and with
+GODEBUG=inittrace=1 and perf stat on a bare ` + "`strata --version`" + `.
+
+* **b (throughput)** is CPU on the machine's two cores. Before this work a
+  job cost three Go process start-ups (the shepherd, and a helper process
+  per output file to write it as the user) and five fsyncs in the agent and
+  shepherd; processes of the multi-call binary took 52 % of all CPU. Now
+  output is opened in the shepherd on a thread with the user's fsuid, run
+  records are written without fsync (the result still is), an empty job
+  cgroup is not frozen and killed, and the agent's watcher stops reading
+  the shepherd's record on every file event. Measured on the shared machine:
+  server about 2.5 ms, all agents 4.3-5.3 ms and shepherds with their jobs
+  11.8-13.3 ms of CPU per job, about 18.5 ms in all, which caps figure b near
+  108 jobs/s with both cores to itself. Two thirds is the shepherd: a Go
+  process start (about 3.5 ms: dynamic loader and glibc for cgo's os/user,
+  runtime start-up of a 20 MB binary, package initialisation), the cgroup v1
+  join and leave of a multi-threaded process, and about ten file-system
+  operations (TMPDIR, aux directory, node file, spool output, pid and result
+  records). What would lift it past 150 jobs/s: one long-lived supervisor
+  per agent that forks the jobs itself (and survives agent restarts as the
+  shepherds do), or a small statically linked shepherd.
+* **a1, a8 (qsub processes)**: a qsub is one process start plus one round
+  trip (the submission commits through Raft with fsync). It used to be two
+  round trips, the first asking for default_qsub_arguments through a query
+  that counted every job on the server; now the defaults travel with the
+  submission and a stale value is refused and retried. A bare process
+  start went from 4.7 to 3.5 ms of CPU (800 to 550 page faults): a
+  package-level regexp of ` + "`{1,230}`" + ` (0.7 ms, 3,000 allocations) became
+  a loop and the CLI's markdown generator left the build
+  (urfave_cli_no_docs). The rest: 1.7 ms of dynamic loading for cgo (a
+  CGO_ENABLED=0 build starts in 2.1 ms, but os/user would then miss NSS
+  users) and Go's start-up with every package linked (a hello world: 1.1 ms).
+* **c (submit-to-start)**: two process starts (qsub, the shepherd) and three
+  Raft commits with fsync (submission, plan, started) plus the agent's
+  long-poll wake-up. On an idle machine it is about 45 ms; on a loaded one it
+  follows the CPU contention of those process starts.
+`

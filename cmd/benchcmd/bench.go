@@ -107,12 +107,15 @@ func run(c *cli.Context) error {
 	add("submit-to-start latency on an idle cluster, p50", p50.Round(10*time.Microsecond).String(), "30 jobs, API submit until agent reports started")
 	add("submit-to-start latency on an idle cluster, p99", p99.Round(10*time.Microsecond).String(), "")
 	pn := sz.provJobs
-	p50, p99, err = provisionToStart(ctx, client, bin, env, dir, pn)
-	if err != nil {
-		return err
+	// This figure samples a transient state through the API; on a loaded
+	// machine a sample can miss it. The report says so instead of the
+	// whole bench failing.
+	if p50, p99, err = provisionToStart(ctx, client, bin, env, dir, pn); err != nil {
+		add("provisioning completion to job start", "not measured", fmt.Sprintf("this run: %v", err))
+	} else {
+		add("provisioning completion to job start, p50", p50.Round(10*time.Microsecond).String(), fmt.Sprintf("%d jobs, application hook (exit 1) on the agent, from 71->41 (current_aoe set) until the agent's started report (42)", pn))
+		add("provisioning completion to job start, p99", p99.Round(10*time.Microsecond).String(), "")
 	}
-	add("provisioning completion to job start, p50", p50.Round(10*time.Microsecond).String(), fmt.Sprintf("%d jobs, application hook (exit 1) on the agent, from 71->41 (current_aoe set) until the agent's started report (42)", pn))
-	add("provisioning completion to job start, p99", p99.Round(10*time.Microsecond).String(), "")
 	perJob, err := memoryPerJob(ctx, client, dir, sz.memJobs)
 	if err != nil {
 		return err

@@ -417,6 +417,9 @@ func (p *Job) NewSubjob(idx int64) *Job {
 	ix := strconv.FormatInt(idx, 10)
 	s.Output = strings.ReplaceAll(p.Output, ArrayIndexMarker, ix)
 	s.Error = strings.ReplaceAll(p.Error, ArrayIndexMarker, ix)
+	// PBS fills the index into staging paths too.
+	s.Stagein = strings.ReplaceAll(p.Stagein, ArrayIndexMarker, ix)
+	s.Stageout = strings.ReplaceAll(p.Stageout, ArrayIndexMarker, ix)
 	s.State, s.Substate = StateQueued, SubQueued
 	s.Hold = "n"
 	s.Comment = ""

@@ -115,6 +115,11 @@ type Job struct {
 	SubmitHost  string   `json:"submit_host"`           // Submit_Host
 	Token       string   `json:"token,omitempty"`       // submission token for idempotent retries
 	Interactive bool     `json:"interactive,omitempty"` // PBS_ENVIRONMENT=PBS_INTERACTIVE
+	// InteractiveAddr is where qsub -I waits for the agent (host:port);
+	// InteractiveCookie proves to qsub that the agent speaks for this job
+	// (server/api/interactive.go). Users never see the cookie.
+	InteractiveAddr   string `json:"interactive_addr,omitempty"`
+	InteractiveCookie string `json:"interactive_cookie,omitempty"`
 
 	Ctime int64 `json:"ctime"`           // created
 	Qtime int64 `json:"qtime"`           // entered the queue
@@ -156,6 +161,10 @@ type Job struct {
 	// Umask is umask (qsub -W umask): octal digits, the mask the job and
 	// its output files are created with; "" means DefaultUmask.
 	Umask string `json:"umask,omitempty"`
+	// Stagein and Stageout are stagein and stageout (qsub -W): PBS
+	// staging lists, checked by ParseStageList (model/stage.go).
+	Stagein  string `json:"stagein,omitempty"`
+	Stageout string `json:"stageout,omitempty"`
 	// RequeueOnEnd is set by qrerun: the kill the agent delivers ends in a
 	// requeue rather than in history.
 	RequeueOnEnd bool `json:"requeue_on_end,omitempty"`

@@ -86,6 +86,9 @@ type Config struct {
 	// Cgroups is the [cgroups] table: job containment and enforcement
 	// (cgroup.go). Default: mode auto, nothing enforced.
 	Cgroups CgroupConfig
+	// Transfer is how job files reach other hosts: the [ssh] table and
+	// the [[usecp]] mappings (stage_config.go, docs/staging.md).
+	Transfer TransferConfig
 	// ShepherdCommand is the command line that starts a shepherd; the
 	// shepherd's own arguments are appended. Not read from TOML. Default:
 	// this executable with the "mom-shepherd" subcommand.
@@ -123,6 +126,9 @@ type fileConfig struct {
 	Resources         map[string]any `toml:"resources"`
 	Vnode             []fileVnode    `toml:"vnode"`
 	Cgroups           fileCgroups    `toml:"cgroups"`
+	SSH               fileSSH        `toml:"ssh"`
+	UseCP             []UseCP        `toml:"usecp"`
+	TransferTimeout   string         `toml:"transfer_timeout"`
 }
 
 // fileCgroups is the [cgroups] table.
@@ -184,6 +190,7 @@ func DefaultConfig() *Config {
 		HeartbeatInterval: 2 * time.Second,
 		UsageInterval:     defaultUsageInterval,
 		Cgroups:           CgroupConfig{Mode: cgroupAuto},
+		Transfer:          defaultTransferConfig(),
 		Resources: map[string]string{
 			"ncpus": strconv.Itoa(runtime.NumCPU()),
 			"arch":  "linux",
@@ -282,6 +289,9 @@ func (fc *fileConfig) apply(cfg *Config, md toml.MetaData) error {
 		}
 	}
 	if err := fc.Cgroups.apply(&cfg.Cgroups); err != nil {
+		return err
+	}
+	if err := applyTransfer(&cfg.Transfer, fc.SSH, fc.UseCP, fc.TransferTimeout); err != nil {
 		return err
 	}
 	for i, fv := range fc.Vnode {

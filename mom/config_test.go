@@ -139,3 +139,80 @@ func TestLoadConfigCgroups(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadConfigTransfer: the [ssh] table and [[usecp]] mappings, their
+// defaults, and the errors that name the key.
+func TestLoadConfigTransfer(t *testing.T) {
+	base := `
+server = "127.0.0.1:15001"
+[tls]
+ca_file = "ca.pem"
+cert_file = "a.pem"
+key_file = "a-key.pem"
+`
+	cfg, err := LoadConfig(writeConfig(t, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Transfer.Timeout != 30*time.Minute {
+		t.Errorf("transfer_timeout default %s", cfg.Transfer.Timeout)
+	}
+	if s := cfg.Transfer.SSH; s.Port != 22 || s.ConnectTimeout != 10*time.Second ||
+		strings.Join(s.IdentityFiles, ",") != "%h/.ssh/id_ed25519,%h/.ssh/id_ecdsa,%h/.ssh/id_rsa" ||
+		strings.Join(s.UserKnownHosts, ",") != "%h/.ssh/known_hosts" || strings.Join(s.GlobalKnownHosts, ",") != "/etc/ssh/ssh_known_hosts" {
+		t.Errorf("defaults %+v", s)
+	}
+	cfg, err = LoadConfig(writeConfig(t, base+`
+[ssh]
+port = 2222
+connect_timeout = "3s"
+identity_files = ["/etc/strata/userkeys/%u/id_ed25519"]
+user_known_hosts = []
+[ssh.addresses]
+login1 = "10.0.0.5"
+login2 = "10.0.0.6:2200"
+
+[[usecp]]
+host = "*.cluster.example"
+remote = "/home/"
+local = "/home/"
+
+[[usecp]]
+host = "fs1"
+remote = "/export/scratch/"
+local = "/scratch/"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cfg.Transfer.SSH
+	if s.Port != 2222 || s.ConnectTimeout != 3*time.Second || s.Addresses["login2"] != "10.0.0.6:2200" || s.IdentityFiles[0] != "/etc/strata/userkeys/%u/id_ed25519" {
+		t.Errorf("ssh %+v", s)
+	}
+	if s.UserKnownHosts == nil || len(s.UserKnownHosts) != 0 {
+		t.Errorf("user_known_hosts = [] must mean none, not the default: %#v", s.UserKnownHosts)
+	}
+	if u := cfg.Transfer.UseCP; len(u) != 2 || u[1] != (UseCP{Host: "fs1", Remote: "/export/scratch/", Local: "/scratch/"}) {
+		t.Errorf("usecp %+v", u)
+	}
+	if _, err := LoadConfig(writeConfig(t, "transfer_timeout = \"-1s\"\n"+base)); err == nil || !strings.Contains(err.Error(), "transfer_timeout: ") {
+		t.Errorf("bad transfer_timeout: %v", err)
+	}
+	if c, err := LoadConfig(writeConfig(t, "transfer_timeout = \"2h\"\n"+base)); err != nil || c.Transfer.Timeout != 2*time.Hour {
+		t.Errorf("transfer_timeout 2h: %v", err)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"[ssh]\nport = 70000\n", "ssh.port"},
+		{"[ssh.addresses]\n\"-oProxyCommand=x\" = \"1.2.3.4\"\n", "ssh.addresses"},
+		{"[ssh.addresses]\nlogin = \"a b\"\n", "ssh.addresses.login"},
+		{"[ssh]\nidentity_files = [\"id_rsa\"]\n", "ssh.identity_files"},
+		{"[ssh]\nconnect_timeout = \"soon\"\n", "ssh.connect_timeout"},
+		{"[[usecp]]\nhost = \"a b\"\nremote = \"/x/\"\nlocal = \"/x/\"\n", "usecp[0].host"},
+		{"[[usecp]]\nhost = \"*\"\nremote = \"x/\"\nlocal = \"/x/\"\n", "usecp[0]"},
+	} {
+		_, err := LoadConfig(writeConfig(t, base+tc.text))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one naming %s", tc.text, err, tc.want)
+		}
+	}
+}

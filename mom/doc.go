@@ -27,4 +27,10 @@
 //	                         nodefile         PBS_NODEFILE (the user's, 0400)
 //
 // Each run's processes are in the cgroup job-<jobid>.<run> (cgroup.go).
+//
+// Files that cross hosts -- output to host:path, -W stagein/stageout --
+// are copied by the transfer helper ("mom-shepherd transfer",
+// stage_helper.go), which runs as the job's owner: locally when the path
+// is this host's or usecp-mapped, else over SSH/SFTP with the owner's key
+// and known_hosts (ssh_client.go; docs/staging.md).
 package mom

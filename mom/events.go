@@ -69,7 +69,7 @@ func (a *Agent) acknowledged(n int) {
 		if rec == nil {
 			continue
 		}
-		if p.ev.Kind == api.EventEnded || p.ev.Kind == api.EventFailed {
+		if p.ev.Kind == api.EventEnded || p.ev.Kind == api.EventFailed || p.ev.Kind == api.EventStageinFailed {
 			rec.endedAcked = true
 		}
 	}

@@ -31,6 +31,9 @@ type jobRunner struct {
 	clock *runClock   // walltime, suspended time excluded
 	meter *usageMeter // sampled usage of the job's session
 	cg    *jobCgroup  // the run's cgroup; nil: contained by process group only
+
+	stagedIn []string            // files stage-in created, removed when the job ends
+	session  *interactiveSession // qsub -I's terminal; nil for a batch job
 }
 
 // run sets the job up, runs it to completion and delivers its output.
@@ -44,17 +47,25 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	if res := r.startHooks("execjob_begin"); res != nil {
 		return res
 	}
+	if res := r.stageIn(); res != nil {
+		return res
+	}
 
 	cmd, stdout, stderr, err := r.prepare()
 	if err != nil {
+		r.removeStagedIn()
 		r.cleanup()
 		return failed(model.ExitFail1, "%v", err)
 	}
 	if res := r.startHooks("execjob_prologue"); res != nil {
+		if r.session != nil {
+			r.session.abandon()
+		}
 		stdout.Close()
 		if stderr != stdout {
 			stderr.Close()
 		}
+		r.removeStagedIn()
 		r.cleanup()
 		return res
 	}
@@ -63,11 +74,21 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	// The job runs with its umask (-W umask, default 077); the shepherd's
 	// own is restored right after the fork.
 	err = withUmask(j.JobUmask(), func() error { return r.start(cmd) })
-	stdout.Close()
+	// stderr stays open for the agent's own last word to the job's owner
+	// (the walltime kill message), as PBS's MoM writes it.
 	if stderr != stdout {
-		stderr.Close()
+		stdout.Close()
+	}
+	defer stderr.Close()
+	if r.session != nil {
+		if err != nil {
+			r.session.abandon()
+		} else {
+			r.session.relay()
+		}
 	}
 	if err != nil {
+		r.removeStagedIn()
 		r.cleanup()
 		return failed(model.ExitFail2, "cannot start job: %v", err)
 	}
@@ -90,8 +111,16 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
 	case walltimeExceeded:
+		// The server words the comment from the exit status; the owner
+		// learns it from the job's stderr, in PBS's words.
 		res.Exit = model.ExitKillWalltime
-		res.Comment = "exceeded resource walltime"
+		limit, _ := model.ParseDuration(j.ResourceList["walltime"])
+		msg := fmt.Sprintf("=>> PBS: job killed: walltime %d exceeded limit %d", int64(r.clock.elapsed(end).Seconds()), limit)
+		if r.session != nil {
+			r.session.say(msg)
+		} else {
+			fmt.Fprintln(stderr, msg)
+		}
 	case ws.Signaled():
 		res.Exit = 256 + int(ws.Signal())
 	default:
@@ -104,10 +133,21 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	if r.cg != nil && r.cg.oomKills() > 0 {
 		res.Comment = joinComment(res.Comment, "job exceeded its memory limit (mem): processes were killed")
 	}
+	if r.session != nil {
+		r.session.finish(res.Exit)
+	}
 	r.endHooks("execjob_epilogue", res)
-	if note := r.deliverOutputs(); note != "" {
+	// PBS order: stage-out, then output delivery (an interactive job has
+	// no output files), then staged-in files go.
+	if note := r.stageOut(); note != "" {
 		res.Comment = joinComment(res.Comment, note)
 	}
+	if r.session == nil {
+		if note := r.deliverOutputs(); note != "" {
+			res.Comment = joinComment(res.Comment, note)
+		}
+	}
+	r.removeStagedIn()
 	r.endHooks("execjob_end", res)
 	r.cleanup()
 	return res
@@ -137,6 +177,16 @@ func (r *jobRunner) prepare() (*exec.Cmd, *os.File, *os.File, error) {
 		return nil, nil, nil, fmt.Errorf("write node file: %w", err)
 	}
 	env := jobEnvironment(j, jobEnvParams{ID: r.id, NodeFile: nodefile, TmpDir: tmpdir})
+	if j.Interactive {
+		// The session is the job: no script, and the terminal stands for
+		// stdout and stderr (PBS writes no .o or .e for it).
+		cmd := &exec.Cmd{Env: env, Dir: r.id.Home,
+			SysProcAttr: &syscall.SysProcAttr{Setsid: true, Credential: r.credential()}}
+		if err := r.openInteractive(cmd); err != nil {
+			return nil, nil, nil, err
+		}
+		return cmd, r.session.tty, r.session.tty, nil
+	}
 
 	var argv []string
 	if len(j.Argv) > 0 {

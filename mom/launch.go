@@ -53,7 +53,7 @@ func (a *Agent) startLocked(ctx context.Context, wg *sync.WaitGroup, j *model.Jo
 // so the shepherd outlives this agent. The shepherd waits for a go byte
 // sent only after its pid record is safely on disk.
 func (a *Agent) launch(rec *record) error {
-	if err := writeJSONRun(filepath.Join(rec.dir, fileJob), rec.job, 0o600); err != nil {
+	if err := writeSpoolRecord(rec.dir, rec.job); err != nil {
 		return err
 	}
 	lp := launchParams{
@@ -65,7 +65,9 @@ func (a *Agent) launch(rec *record) error {
 		// The shepherd samples as often as the agent reports.
 		UsageIntervalMs: a.cfg.UsageInterval.Milliseconds(),
 		Cgroup:          a.cgroups,
+		Transfer:        a.cfg.Transfer,
 	}
+	lp.Transfer.LocalNames = localNames(a.cfg.Host)
 	if err := writeJSONRun(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
 		return err
 	}

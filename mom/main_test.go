@@ -138,6 +138,13 @@ func testJob(id, script, outDir string) *model.Job {
 // and returns its result.
 func runShepherd(t *testing.T, spoolDir string, j *model.Job, killDelay time.Duration) *Result {
 	t.Helper()
+	return runShepherdWith(t, spoolDir, j, killDelay, nil)
+}
+
+// runShepherdWith is runShepherd with the launch parameters adjusted by
+// adjust (nil: as the agent writes them for a plain host).
+func runShepherdWith(t *testing.T, spoolDir string, j *model.Job, killDelay time.Duration, adjust func(*launchParams)) *Result {
+	t.Helper()
 	sp := spool{root: spoolDir}
 	if err := sp.init(); err != nil {
 		t.Fatal(err)
@@ -151,6 +158,9 @@ func runShepherd(t *testing.T, spoolDir string, j *model.Job, killDelay time.Dur
 	}
 	// TMPDIR's parent is sticky and world-writable, as /var/tmp.
 	lp := launchParams{Host: "testhost", Spool: spoolDir, TmpDir: worldDir(t, os.ModeSticky|0o777), KillDelayMs: killDelay.Milliseconds(), SelfCommand: shepherdCommand}
+	if adjust != nil {
+		adjust(&lp)
+	}
 	if err := writeJSONAtomic(filepath.Join(dir, fileLaunch), lp, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,9 @@ import (
 const (
 	shepherdRun     = "run"     // run <jobdir>: supervise one job
 	shepherdDeliver = "deliver" // deliver <dst> <name-in-dir>: copy stdin to dst as the user
+	// transfer: copy job files as the user (stage_helper.go); the
+	// request on stdin, the results on stdout.
+	shepherdTransfer = "transfer"
 )
 
 // ShepherdMain is the entry point of the per-job shepherd process (the
@@ -33,6 +36,8 @@ func ShepherdMain(args []string) int {
 		return shepherdRunMain(args[1], os.Stdin)
 	case args[0] == shepherdDeliver && len(args) == 3:
 		return deliverMain(args[1], args[2], os.Stdin)
+	case args[0] == shepherdTransfer && len(args) == 1:
+		return transferMain(os.Stdin, os.Stdout)
 	}
 	fmt.Fprintf(os.Stderr, "mom-shepherd: bad arguments %q\n", args)
 	return 2
@@ -97,6 +102,9 @@ func failed(exit int, format string, args ...any) *Result {
 
 // deliverMain runs as the job's owner: it copies src (stdin, opened by the
 // shepherd) to dst, creating or truncating it with the user's permissions.
+// Delivery now goes through the transfer helper; this mode stays for
+// shepherds started by the previous release, which re-execute the
+// (upgraded) binary to deliver.
 // When dst is a directory the file is named nameInDir inside it (qsub -o
 // naming a directory). Errors go to stderr, which the shepherd puts in the
 // job's comment.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -125,8 +126,13 @@ func TestShepherdWalltime(t *testing.T) {
 	if res.Exit != model.ExitKillWalltime {
 		t.Fatalf("exit = %d, want %d", res.Exit, model.ExitKillWalltime)
 	}
-	if !strings.Contains(res.Comment, "exceeded resource walltime") {
-		t.Errorf("comment = %q", res.Comment)
+	// The comment is the server's (from the exit status); the owner reads
+	// PBS's message in the job's stderr.
+	if strings.Contains(res.Comment, "walltime") {
+		t.Errorf("comment = %q, want the server to word it", res.Comment)
+	}
+	if got := readFile(t, filepath.Join(out, "t.e14")); !regexp.MustCompile(`^=>> PBS: job killed: walltime [12] exceeded limit 1\n$`).MatchString(got) {
+		t.Errorf("stderr = %q", got)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("job took %s to be killed", d)

@@ -95,6 +95,8 @@ type launchParams struct {
 	// Cgroup is where the agent's job cgroups live; nil when jobs are
 	// contained by process group only.
 	Cgroup *cgroupLayout `json:"cgroup,omitempty"`
+	// Transfer is how output and staged files reach other hosts.
+	Transfer TransferConfig `json:"transfer"`
 }
 
 // shepherdRecord identifies a running shepherd process beyond its pid.
@@ -185,12 +187,35 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
+// spoolRecord is the agent's view of a job on its own disk (job.json): the
+// job as its work item gave it, stamped with the record's format so that
+// an agent of a later release reads the records an earlier one left behind
+// (the shepherds outlive the agent across an upgrade). It is written in one
+// place (writeSpoolRecord) and read in one (readJob).
+type spoolRecord struct {
+	// Format is spoolFormat when written; 0 in records written before the
+	// field existed, which have the same layout.
+	Format int `json:"spool_format"`
+	*model.Job
+}
+
+// spoolFormat is the layout of job.json written by this release. A record
+// of a newer format is refused rather than misread.
+const spoolFormat = 1
+
+func writeSpoolRecord(dir string, j *model.Job) error {
+	return writeJSONRun(filepath.Join(dir, fileJob), spoolRecord{Format: spoolFormat, Job: j}, 0o600)
+}
+
 func readJob(dir string) (*model.Job, error) {
-	var j model.Job
-	if err := readJSON(filepath.Join(dir, fileJob), &j); err != nil {
+	rec := spoolRecord{Job: &model.Job{}}
+	if err := readJSON(filepath.Join(dir, fileJob), &rec); err != nil {
 		return nil, err
 	}
-	return &j, nil
+	if rec.Format > spoolFormat {
+		return nil, fmt.Errorf("spool record %s has format %d, newer than this agent's %d", dir, rec.Format, spoolFormat)
+	}
+	return rec.Job, nil
 }
 
 // readResult returns the job's result, or nil when it has not ended.

@@ -126,3 +126,31 @@ func TestAccountingBoundedAndSnapshotted(t *testing.T) {
 		t.Fatalf("restored %d records", len(r2))
 	}
 }
+
+// TestSecondDeleteWritesNoSecondRecord: a qdel of a running job whose
+// delete is already under way changes nothing and writes no second D
+// record (OpenPBS writes one each time its MoM acknowledges a signal).
+func TestSecondDeleteWritesNoSecondRecord(t *testing.T) {
+	h := newHarness(t)
+	registerNode(h, "node1", "4")
+	id := h.apply(&SubmitJob{Job: testJob("a"), Now: 100}).(string)
+	exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "node1", Host: "node1", Amounts: map[string]float64{"ncpus": 2}}}}}
+	h.apply(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: id, Exec: exec}}})
+	h.apply(&JobEvents{Host: "node1", Now: 210, Events: []model.JobEvent{{JobID: id, Kind: "started", Run: 1}}})
+	if res := h.apply(&DeleteJob{JobID: id, Requestor: "alice@h", Now: 300}); res != nil {
+		t.Fatalf("first qdel: %v", res)
+	}
+	if res := h.apply(&DeleteJob{JobID: id, Requestor: "root@h", Now: 301}); res != nil {
+		t.Fatalf("second qdel: %v", res)
+	}
+	var deletes []string
+	for _, l := range acctLines(h.snap()) {
+		if strings.Contains(l, ";D;") {
+			deletes = append(deletes, l)
+		}
+	}
+	if len(deletes) != 1 || !strings.HasSuffix(deletes[0], "requestor=alice@h") {
+		t.Fatalf("D records %q, want one by alice", deletes)
+	}
+
+}

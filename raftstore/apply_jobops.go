@@ -125,6 +125,8 @@ func (w *writer) alterJob(c *AlterJob) any {
 	set(&j.Error, c.Error)
 	set(&j.Shell, c.Shell)
 	set(&j.GroupList, c.GroupList)
+	set(&j.Stagein, c.Stagein)
+	set(&j.Stageout, c.Stageout)
 	set(&j.Hold, c.Hold)
 	if c.Priority != nil {
 		j.Priority = *c.Priority

@@ -126,6 +126,8 @@ func (w *writer) jobEvents(c *JobEvents) any {
 			w.finish(j, ev.Exit, ev.Used, ev.Comment, c.Now)
 		case model.JobEventFailed:
 			w.lose(j, ev.Comment, ev.Exit, c.Now)
+		case model.JobEventStageinFailed:
+			w.stageinFailed(j, ev.Comment, c.Now)
 		}
 	}
 	return nil
@@ -172,6 +174,11 @@ func (w *writer) finish(j *model.Job, exit int, used map[string]string, detail s
 		usedText += " resources_used." + k + "=" + j.Used[k]
 	}
 	note(j, now, "Exit_status=%d%s", exit, usedText)
+	if detail != "" {
+		// The agent's detail (output that could not be delivered, a
+		// failed stage-out...) is also in tracejob, not only the comment.
+		note(j, now, "%s", detail)
+	}
 	w.toHistory(j)
 }
 
@@ -228,6 +235,32 @@ func (w *writer) requeue(j *model.Job, comment string, now int64) {
 	w.putJob(j)
 }
 
+// stageinFailed puts a job whose stage-in failed back to wait, as PBS
+// does: its resources go back, Execution_Time moves StageFailWait
+// seconds ahead (unless already later) and it shows W with substate 37
+// and the copy error as its comment until then.
+func (w *writer) stageinFailed(j *model.Job, comment string, now int64) {
+	if j.Deleter != "" {
+		// qdel raced the stage-in: the job ends rather than waits.
+		w.finish(j, model.ExitFail1, nil, "Stage-in failed: "+comment, now)
+		return
+	}
+	w.release(j, now)
+	j = j.Copy()
+	j.Exec, j.MSHost, j.Exclusive = nil, "", false
+	j.SessionID = 0
+	j.KillRequested, j.RequeueOnEnd = false, false
+	j.Signals = nil
+	j.Mtime, j.Qtime = now, now
+	if j.ExecTime < now+model.StageFailWait {
+		j.ExecTime = now + model.StageFailWait
+	}
+	j.State, j.Substate = model.StateWaiting, model.SubStageFail
+	j.Comment = "Stage-in failed: " + comment
+	note(j, now, "%s", j.Comment)
+	w.putJob(j)
+}
+
 func addHold(h, t string) string {
 	if h == "" || h == "n" {
 		return t
@@ -259,6 +292,10 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 			return model.Err(model.PBSEHistJobID)
 		}
 		w.deleteJobRow(j)
+	case j.IsRunning() && j.KillRequested && !c.Force:
+		// A delete is already under way: nothing more to record (one D
+		// record per job); the agent already has the kill request.
+		return nil
 	case j.IsRunning() && c.Force:
 		j = j.Copy()
 		j.Deleter = c.Requestor

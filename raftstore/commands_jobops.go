@@ -51,6 +51,9 @@ type AlterJob struct {
 	Depend     *string     `json:"depend,omitempty"`
 	Deps       []model.Dep `json:"deps,omitempty"` // with Depend
 	Resources  *AlteredRes `json:"resources,omitempty"`
+	// Stagein and Stageout are the new staging lists, normalized.
+	Stagein  *string `json:"stagein,omitempty"`
+	Stageout *string `json:"stageout,omitempty"`
 	// MaxRunSubjobs changes an array's max_run_subjobs (0: no limit).
 	MaxRunSubjobs *int64 `json:"max_run_subjobs,omitempty"`
 }

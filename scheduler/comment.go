@@ -17,6 +17,9 @@ const (
 	msgInsufficientOf = "Insufficient amount of resource: "
 )
 
+// NotRunning is the comment of a job that cannot run now for reason why.
+func NotRunning(why string) string { return prefixNotRunning + why }
+
 // insufficient formats "Insufficient amount of resource: ncpus (R: 2 A: 1 T: 2)".
 func (c *cycle) insufficient(name string, r, a, t float64) string {
 	return msgInsufficientOf + name + " (R: " + c.amount(name, r) + " A: " + c.amount(name, a) + " T: " + c.amount(name, t) + ")"

@@ -51,6 +51,7 @@ type started struct {
 // and never modifies the snapshot's jobs or vnodes.
 func Schedule(s *Snapshot) *Plan {
 	c := newCycle(s)
+	c.plan.Comments = append(c.plan.Comments, s.Withheld...)
 	order := JobOrder(s)
 	// Reservation hook point (resv.go): confirm or deny new reservations,
 	// run the jobs of running ones on their vnodes, and hold reserved

@@ -32,6 +32,11 @@ type Snapshot struct {
 	// Reservations are the unconfirmed, confirmed and running
 	// reservations (resv.go), in submission order.
 	Reservations []*model.Reservation
+	// Withheld are comments for queued jobs the server kept out of
+	// Queued (max_run limits: server/schedglue), only where the comment
+	// changes. Schedule carries them into the plan so that one cycle
+	// commits every comment.
+	Withheld []model.JobComment
 }
 
 // Queue is what the scheduler needs to know about a queue.

@@ -53,6 +53,30 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 		}
 		cmd.Hold = &h
 	}
+	if err := checkPathHosts(req.Output, req.Error); err != nil {
+		return nil, err
+	}
+	if req.Stagein != nil || req.Stageout != nil {
+		// The agent reads the lists when the job starts: a running job
+		// keeps the ones it started with.
+		if j.IsRunning() {
+			return nil, model.Err(model.PBSEBadState)
+		}
+		for _, st := range []struct {
+			name string
+			in   *string
+			dst  **string
+		}{{"stagein", req.Stagein, &cmd.Stagein}, {"stageout", req.Stageout, &cmd.Stageout}} {
+			if st.in == nil {
+				continue
+			}
+			v, err := stageList(st.name, *st.in)
+			if err != nil {
+				return nil, err
+			}
+			*st.dst = &v
+		}
+	}
 	if req.Depend != nil {
 		text, deps, err := parseDepend(*req.Depend, cfg.Name)
 		if err != nil {
@@ -85,6 +109,33 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 	}
 	_, err = s.apply(cmd)
 	return nil, err
+}
+
+// checkPathHosts refuses an Output_Path or Error_Path (nil: unchanged)
+// whose host part is not a plain host name: it reaches the agent's SSH
+// client, and must never be "user@host" or an option.
+func checkPathHosts(output, errPath *string) error {
+	for _, p := range []struct {
+		name string
+		v    *string
+	}{{"Output_Path", output}, {"Error_Path", errPath}} {
+		if p.v == nil {
+			continue
+		}
+		if h, _ := model.SplitHostPath(*p.v); h != "" && !model.ValidHostName(h) {
+			return model.Errorf(model.PBSEBadAttrVal, " %s", p.name)
+		}
+	}
+	return nil
+}
+
+// stageList checks and normalizes a stagein or stageout value.
+func stageList(name, v string) (string, error) {
+	specs, err := model.ParseStageList(v)
+	if err != nil {
+		return "", model.Errorf(model.PBSEBadAttrVal, " %s", name)
+	}
+	return model.FormatStageList(specs), nil
 }
 
 // removedHolds lists the hold letters of have that are not in keep.

@@ -125,10 +125,12 @@ func (s *Server) ResvsubHooks(ctx context.Context, requestor string) error {
 
 // runjobHooks filters a scheduling plan: a run decision a runjob hook
 // rejects becomes a comment with the hook's message, and the job stays
-// queued.
-func (s *Server) runjobHooks(cfg *model.ServerConfig, snap *raftstore.StateSnapshot, cmd *raftstore.ApplyPlan) {
+// queued. It returns the jobs rejected. verdicts remembers the hooks'
+// answers by job and vnodes within one cycle, so a replanned cycle
+// (schedloop.go) asks again only about decisions that changed.
+func (s *Server) runjobHooks(cfg *model.ServerConfig, snap *raftstore.StateSnapshot, cmd *raftstore.ApplyPlan, verdicts map[string]error) (rejected []string) {
 	if len(model.OrderedHooks(cfg.Hooks, "runjob")) == 0 {
-		return
+		return nil
 	}
 	kept := cmd.Runs[:0]
 	for _, r := range cmd.Runs {
@@ -142,14 +144,21 @@ func (s *Server) runjobHooks(cfg *model.ServerConfig, snap *raftstore.StateSnaps
 				vnodes = append(vnodes, sh.Vnode)
 			}
 		}
-		_, err := s.runServerHooks(context.Background(), cfg, hooks.Event{Type: "runjob", Requestor: "Scheduler@" + s.hostname, Job: j, Vnodes: vnodes})
+		key := r.JobID + "\x00" + strings.Join(vnodes, "+")
+		err, asked := verdicts[key]
+		if !asked {
+			_, err = s.runServerHooks(context.Background(), cfg, hooks.Event{Type: "runjob", Requestor: "Scheduler@" + s.hostname, Job: j, Vnodes: vnodes})
+			verdicts[key] = err
+		}
 		if err != nil {
 			cmd.Comments = append(cmd.Comments, model.JobComment{JobID: r.JobID, Comment: "Not Running: " + err.Error()})
+			rejected = append(rejected, r.JobID)
 			continue
 		}
 		kept = append(kept, r)
 	}
 	cmd.Runs = kept
+	return rejected
 }
 
 // periodicLoop runs periodic hooks every freq seconds (leader only).

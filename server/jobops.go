@@ -229,6 +229,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, id *Identity)
 		c := j.Copy()
 		c.NeverRunEpoch = 0
 		in.Queued = []*model.Job{c}
+		in.Withheld = nil // qrun overrides max_run, as in PBS
 		plan := scheduler.Schedule(in)
 		if len(plan.Runs) == 0 {
 			msg := model.Message(model.PBSEResourceUnavail)

@@ -45,12 +45,8 @@ func (s *Server) handleProvisionReport(w http.ResponseWriter, r *http.Request, i
 		return nil, err
 	}
 	s.heard(req.Host)
-	if req.Kind != raftstore.ProvHookExited || (req.Exit != 0 && req.Exit != 1) {
-		if op := s.state().ProvOp(req.Host); op != nil && op.Attempt == req.Attempt {
-			for _, vn := range op.Vnodes {
-				s.logger.Printf("%s;Provisioning of %s with %s for %s failed, provisioning exit status=%d %s", op.JobID, vn, op.AOE, op.JobID, req.Exit, req.Message)
-			}
-		}
+	if op := s.state().ProvOp(req.Host); op != nil && op.Attempt == req.Attempt {
+		s.logProvisionFailure(op, req.Kind, req.Exit, req.Message)
 	}
 	_, err := s.apply(&raftstore.ProvisionResult{Host: req.Host, Attempt: req.Attempt, Kind: req.Kind, Exit: req.Exit, Message: req.Message, Now: s.now().Unix()})
 	return nil, err

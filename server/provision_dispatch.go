@@ -110,9 +110,7 @@ func (d *dispatcher) step(ctx context.Context, snap *raftstore.StateSnapshot) {
 // host already shows the outcome (new boot id, requested AOE detected).
 func (d *dispatcher) watch(ctx context.Context, snap *raftstore.StateSnapshot, op *model.ProvOp, now int64) {
 	if now >= op.Started+op.Alarm {
-		for _, vn := range op.Vnodes {
-			d.s.logger.Printf("%s;Provisioning of %s with %s for %s timed out", op.JobID, vn, op.AOE, op.JobID)
-		}
+		d.s.logProvisionFailure(op, raftstore.ProvTimedOut, -1, "")
 		d.cancelLocal(op.Host)
 		d.report(op.Host, op.Attempt, raftstore.ProvTimedOut, -1, "alarm")
 		return
@@ -160,11 +158,26 @@ func (d *dispatcher) launch(ctx context.Context, op *model.ProvOp, hook *model.H
 		if kind == hooks.ProvAbandoned {
 			return
 		}
-		if kind != hooks.ProvExited || (exit != 0 && exit != 1) {
-			d.s.logger.Printf("%s;Provisioning of %s with %s for %s failed, provisioning exit status=%d %s", op.JobID, op.Vnodes[0], op.AOE, op.JobID, exit, msg)
-		}
+		d.s.logProvisionFailure(op, kind, exit, msg)
 		d.report(op.Host, op.Attempt, kind, exit, msg)
 	}()
+}
+
+// logProvisionFailure writes OpenPBS's server log line for an operation
+// that did not succeed: "timed out" when its hook was killed at the alarm
+// (by the hook runner or by the alarm watch, whichever came first), the
+// exit status otherwise. A success (exit 0 or 1) logs nothing here.
+func (s *Server) logProvisionFailure(op *model.ProvOp, kind string, exit int, msg string) {
+	if kind == raftstore.ProvHookExited && (exit == 0 || exit == 1) {
+		return
+	}
+	for _, vn := range op.Vnodes {
+		if kind == raftstore.ProvTimedOut {
+			s.logger.Printf("%s;Provisioning of %s with %s for %s timed out", op.JobID, vn, op.AOE, op.JobID)
+			continue
+		}
+		s.logger.Printf("%s;Provisioning of %s with %s for %s failed, provisioning exit status=%d %s", op.JobID, vn, op.AOE, op.JobID, exit, msg)
+	}
 }
 
 func (d *dispatcher) cancelLocal(host string) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/raftstore"
 	"github.com/strata-hpc/strata/scheduler"
 	"github.com/strata-hpc/strata/server/schedglue"
 )
@@ -52,20 +54,62 @@ func (s *Server) cycle() error {
 		return nil
 	}
 	in := schedglue.Input(snap, s.now().Unix())
-	plan := scheduler.Schedule(in)
-	if plan.Empty() {
+	plan, cmd := s.planWithRunjobHooks(&cfg, snap, in)
+	if plan.Empty() && len(cmd.Comments) == 0 {
 		return nil
 	}
-	cmd := schedglue.Command(in, plan)
 	for _, e := range plan.Estimates {
 		if e.Top {
 			s.logger.Printf("%s;%s", e.JobID, e.Note())
 		}
 	}
 	s.logResvDecisions(plan.Resvs) // reservation hook point (resv_sched.go)
-	s.runjobHooks(&cfg, snap, cmd)
 	_, err := s.apply(cmd)
 	return err
+}
+
+// maxRunjobReplans bounds how often one cycle is planned again after
+// runjob hooks rejected some of its decisions; what is left is planned in
+// the next cycle.
+const maxRunjobReplans = 8
+
+// planWithRunjobHooks plans a cycle and puts its run decisions to the
+// runjob hooks. A job a hook rejects gives back what the plan booked for
+// it (vnodes, a provisioning slot) at once: the cycle is planned again
+// without it, as OpenPBS's scheduler goes on with its next job when a run
+// request fails. So an identical job behind a rejected one reaches the
+// hook in the same cycle rather than meeting the rejected job's booking
+// ("Provision conflict with existing job/reservation") every cycle.
+func (s *Server) planWithRunjobHooks(cfg *model.ServerConfig, snap *raftstore.StateSnapshot, in *scheduler.Snapshot) (*scheduler.Plan, *raftstore.ApplyPlan) {
+	verdicts := map[string]error{}
+	var refused []model.JobComment
+	for replans := 0; ; replans++ {
+		plan := scheduler.Schedule(in)
+		cmd := schedglue.Command(in, plan)
+		rejected := s.runjobHooks(cfg, snap, cmd, verdicts)
+		if len(rejected) == 0 || replans == maxRunjobReplans {
+			cmd.Comments = append(cmd.Comments, refused...)
+			return plan, cmd
+		}
+		out := map[string]bool{}
+		for _, id := range rejected {
+			out[id] = true
+		}
+		for _, c := range cmd.Comments {
+			if out[c.JobID] {
+				refused = append(refused, c)
+			}
+		}
+		kept := make([]*model.Job, 0, len(in.Queued))
+		for _, j := range in.Queued {
+			if !out[j.ID] {
+				kept = append(kept, j)
+			}
+		}
+		replan := *in
+		replan.Queued = kept
+		in = &replan
+	}
 }
 
 // schedulerIteration is the replicated scheduler_iteration, or the file's.

@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	"net"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,7 +50,7 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 	if err := checkSubmitTexts(req); err != nil {
 		return nil, err
 	}
-	if req.Script == "" && len(req.Argv) == 0 {
+	if req.Script == "" && len(req.Argv) == 0 && req.Interactive == "" {
 		return nil, &model.PBSError{Code: model.PBSEInvalidRequest, Msg: "Invalid request: the job has no script and no command"}
 	}
 	queue := req.Queue
@@ -137,6 +139,19 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 		// Stored as PBS shows it: octal digits without leading zeros.
 		j.Umask = strconv.FormatInt(int64(v), 8)
 	}
+	if err := checkPathHosts(&req.Output, &req.Error); err != nil {
+		return nil, err
+	}
+	if req.Stagein != "" {
+		if j.Stagein, err = stageList("stagein", req.Stagein); err != nil {
+			return nil, err
+		}
+	}
+	if req.Stageout != "" {
+		if j.Stageout, err = stageList("stageout", req.Stageout); err != nil {
+			return nil, err
+		}
+	}
 	if j.Depend, j.Deps, err = parseDepend(req.Depend, cfg.Name); err != nil {
 		return nil, err
 	}
@@ -145,6 +160,11 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 			return nil, model.Errorf(model.PBSEBadAttrVal, " array_indices_submitted")
 		}
 		if err := checkArraySize(j, cfg); err != nil {
+			return nil, err
+		}
+	}
+	if req.Interactive != "" {
+		if err := interactiveSession(j, req); err != nil {
 			return nil, err
 		}
 	}
@@ -299,4 +319,30 @@ func withQueueDefaults(cfg *model.ServerConfig, q model.QueueConfig) *model.Serv
 		c.DefaultChunk[k] = v
 	}
 	return &c
+}
+
+// interactiveSession makes j an interactive job (qsub -I): the agent will
+// connect to the address qsub listens on and present the cookie. As in
+// PBS, an interactive job is not rerunnable and cannot be an array; its
+// script, if any, gave only directives.
+var interactiveAddrRE = regexp.MustCompile(`^[A-Za-z0-9._:\[\]-]+$`)
+
+func interactiveSession(j *model.Job, req *api.SubmitRequest) error {
+	host, port, err := net.SplitHostPort(req.Interactive)
+	if err != nil || host == "" || len(req.Interactive) > 300 || !interactiveAddrRE.MatchString(req.Interactive) {
+		return model.Errorf(model.PBSEBadAttrVal, " interactive")
+	}
+	if p, err := strconv.Atoi(port); err != nil || p <= 0 || p > 65535 {
+		return model.Errorf(model.PBSEBadAttrVal, " interactive")
+	}
+	if len(req.InteractiveCookie) != api.InteractiveCookieLen || strings.Trim(req.InteractiveCookie, "0123456789abcdef") != "" {
+		return model.Errorf(model.PBSEBadAttrVal, " interactive")
+	}
+	if j.Array != nil {
+		return model.Errorf(model.PBSEBadAttrVal, " interactive")
+	}
+	j.Interactive, j.InteractiveAddr, j.InteractiveCookie = true, req.Interactive, req.InteractiveCookie
+	j.Rerun = false
+	j.Script, j.Argv = "", nil
+	return nil
 }

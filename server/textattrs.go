@@ -75,6 +75,7 @@ func checkSubmitTexts(req *api.SubmitRequest) error {
 		textAttr{"Mail_Points", &req.MailPoints}, textAttr{"Mail_Users", &req.MailUsers},
 		textAttr{"depend", &req.Depend}, textAttr{"group_list", &req.GroupList},
 		textAttr{"array_indices_submitted", &req.ArrayIndices}, textAttr{"submit_host", &req.SubmitHost},
+		textAttr{"stagein", &req.Stagein}, textAttr{"stageout", &req.Stageout},
 		textAttr{"PBS_O_WORKDIR", &req.Workdir},
 	)
 	if err != nil {
@@ -91,6 +92,7 @@ func checkAlterTexts(req *api.AlterRequest) error {
 		textAttr{"Shell_Path_List", req.Shell}, textAttr{"Account_Name", req.Account}, textAttr{"project", req.Project},
 		textAttr{"Mail_Points", req.MailPoints}, textAttr{"Mail_Users", req.MailUsers},
 		textAttr{"depend", req.Depend}, textAttr{"group_list", req.GroupList},
+		textAttr{"stagein", req.Stagein}, textAttr{"stageout", req.Stageout},
 	)
 	if err != nil {
 		return err

@@ -28,9 +28,8 @@ import (
 // Command returns `strata bench`.
 func Command() *cli.Command {
 	return &cli.Command{
-		Name:   "bench",
-		Usage:  "measure a local cluster and write a performance report",
-		Hidden: true,
+		Name:  "bench",
+		Usage: "measure a local cluster and write a performance report (make bench)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Value: "docs/performance.md"},
 			&cli.StringFlag{Name: "gobench", Usage: "file with `go test -bench` output to include"},

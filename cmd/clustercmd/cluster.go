@@ -22,7 +22,7 @@ import (
 
 // Command returns `strata cluster`.
 func Command() *cli.Command {
-	dirFlag := &cli.StringFlag{Name: "dir", Usage: "cluster directory (configs, data, logs, env)", Required: true}
+	dirFlag := &cli.StringFlag{Name: "dir", Usage: "cluster directory (configs, data, logs, env)", Required: true, EnvVars: []string{"STRATA_CLUSTER_DIR"}}
 	return &cli.Command{
 		Name:  "cluster",
 		Usage: "run a local cluster of real server and agent processes",

@@ -25,7 +25,7 @@ func rebootCommand() *cli.Command {
 		Name:  "reboot",
 		Usage: "simulate a reboot of one agent: restart it with a new boot id",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "dir", Usage: "cluster directory", Required: true},
+			&cli.StringFlag{Name: "dir", Usage: "cluster directory", Required: true, EnvVars: []string{"STRATA_CLUSTER_DIR"}},
 			&cli.StringFlag{Name: "node", Usage: "agent to reboot (node1...)", Required: true},
 		},
 		Action: reboot,

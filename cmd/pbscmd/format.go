@@ -70,7 +70,9 @@ func writeFolded(b *strings.Builder, name, resource, value string) {
 			for j := 0; j < len(p); j++ {
 				b.WriteByte(p[j])
 				start++
-				if start > foldLimit {
+				// Break only when more of the piece follows: a break after
+				// its last byte would leave a line holding only a tab.
+				if start > foldLimit && j < len(p)-1 {
 					start = 8
 					b.WriteString("\n\t")
 				}

@@ -68,6 +68,7 @@ func jobAttrs(j *model.Job, defs model.ResourceDefs, loc *time.Location) []attr 
 	}
 	add("Checkpoint", or(j.Checkpt, defaultCheckpoint))
 	addTime("ctime", j.Ctime)
+	add("depend", dependDisplay(j.Depend, j.Server))
 	add("Error_Path", j.Error)
 	if len(j.Exec) > 0 {
 		add("exec_host", j.ExecHost())
@@ -91,6 +92,8 @@ func jobAttrs(j *model.Job, defs model.ResourceDefs, loc *time.Location) []attr 
 		add("session_id", strconv.Itoa(j.SessionID))
 	}
 	add("Shell_Path_List", j.Shell)
+	add("stagein", j.Stagein)
+	add("stageout", j.Stageout)
 	add("substate", strconv.Itoa(j.Substate))
 	add("umask", j.Umask)
 	if len(j.Env) > 0 {
@@ -105,10 +108,36 @@ func jobAttrs(j *model.Job, defs model.ResourceDefs, loc *time.Location) []attr 
 	}
 	out = append(out, arrayAttrs(j)...)
 	add("Submit_arguments", j.SubmitArgs)
+	if j.Interactive {
+		add("interactive", model.FormatBool(true))
+	}
 	out = append(out, attr{Name: "project", Value: or(j.Project, defaultProject), AsString: true})
 	add("Submit_Host", j.SubmitHost)
 	addTime("obittime", j.Obit)
 	return out
+}
+
+// dependDisplay is the depend attribute as OpenPBS shows it: every job id
+// qualified with its server, "afterok:12.srv@srv:13.srv@srv,before:...".
+// on:N carries a count, not ids.
+func dependDisplay(depend, server string) string {
+	if depend == "" || server == "" {
+		return depend
+	}
+	groups := strings.Split(depend, ",")
+	for i, g := range groups {
+		fields := strings.Split(g, ":")
+		if fields[0] == "on" {
+			continue
+		}
+		for k := 1; k < len(fields); k++ {
+			if !strings.Contains(fields[k], "@") {
+				fields[k] += "@" + server
+			}
+		}
+		groups[i] = strings.Join(fields, ":")
+	}
+	return strings.Join(groups, ",")
 }
 
 // variableList is Variable_List's text form: name=value pairs joined with

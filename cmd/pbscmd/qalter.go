@@ -145,6 +145,16 @@ func parseQalter(env *Env, args []string) (*qalterRequest, []string, error) {
 				case "group_list":
 					v := a.value
 					req.GroupList = &v
+				case "stagein", "stageout":
+					if _, err := model.ParseStageList(a.value); err != nil {
+						return errIllegalOpt('W')
+					}
+					v := a.value
+					if a.name == "stagein" {
+						req.Stagein = &v
+					} else {
+						req.Stageout = &v
+					}
 				case "max_run_subjobs":
 					n, err := strconv.ParseInt(a.value, 10, 64)
 					if err != nil || n < 0 {
@@ -188,7 +198,9 @@ func parseWAttrs(w string) ([]wAttr, error) {
 	for _, p := range parts {
 		name, value, ok := cutAttr(p)
 		if !ok {
-			if len(out) > 0 && out[len(out)-1].name == "depend" {
+			// Lists whose entries are separated by commas (depend,
+			// stagein, stageout) continue in the next part.
+			if len(out) > 0 && listWAttr[out[len(out)-1].name] {
 				out[len(out)-1].value += "," + p
 				continue
 			}
@@ -198,6 +210,9 @@ func parseWAttrs(w string) ([]wAttr, error) {
 	}
 	return out, nil
 }
+
+// listWAttr are the -W attributes whose value is a comma-separated list.
+var listWAttr = map[string]bool{"depend": true, "stagein": true, "stageout": true}
 
 // cutAttr splits "name=value" when name looks like an attribute name.
 func cutAttr(p string) (string, string, bool) {

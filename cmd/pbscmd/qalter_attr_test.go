@@ -30,3 +30,17 @@ func TestQalterUndefinedAndReadOnlyAttributes(t *testing.T) {
 		t.Errorf("jobs were altered: %q", srv.ops)
 	}
 }
+
+// qalter -W stagein/stageout take the same lists as qsub; a malformed one
+// is an illegal -W value before anything is sent.
+func TestQalterStaging(t *testing.T) {
+	req, ops, err := parseQalter(newTestEnv(&fakeServer{}).env, []string{"-W", "stagein=a@h:/b,c@h:/d", "-W", "stageout=*.o@h:/r", "101"})
+	if err != nil || len(ops) != 1 || req.Stagein == nil || *req.Stagein != "a@h:/b,c@h:/d" || req.Stageout == nil || *req.Stageout != "*.o@h:/r" {
+		t.Fatalf("parse: %v %v %+v", err, ops, req)
+	}
+	srv := &fakeServer{jobs: refAltJobs(), info: apiInfo()}
+	tio := newTestEnv(srv)
+	if code := Qalter(context.Background(), tio.env, []string{"-W", "stagein=a@u@h:/b", "101"}); code != 2 || len(srv.ops) != 0 {
+		t.Errorf("bad stagein: exit %d stderr %q ops %q", code, tio.stderr, srv.ops)
+	}
+}

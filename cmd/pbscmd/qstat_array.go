@@ -118,5 +118,11 @@ func estimateAttrs(j *model.Job, defs model.ResourceDefs, loc *time.Location) []
 	if len(j.EstExec) > 0 {
 		out = append(out, attr{Name: "estimated", Resource: "exec_vnode", Value: j.EstExecVnode(defs)})
 	}
-	return append(out, attr{Name: "estimated", Resource: "start_time", Value: formatCtime(j.EstStart, loc)})
+	out = append(out, attr{Name: "estimated", Resource: "start_time", Value: formatCtime(j.EstStart, loc)})
+	if j.TopJob {
+		// A job the scheduler holds resources for (backfill_depth), as
+		// OpenPBS marks it.
+		out = append(out, attr{Name: "topjob", Value: model.FormatBool(true)})
+	}
+	return out
 }

@@ -258,3 +258,31 @@ func TestQstatHistoryDisabled(t *testing.T) {
 		t.Errorf("exit %d stdout %q stderr %q", code, tio.stdout, tio.stderr)
 	}
 }
+
+// TestQstatFullNeverPrintsALoneTab: whatever the length of a folded value,
+// no line of qstat -f holds only a tab (a break right after the last byte
+// of a piece used to leave one).
+func TestQstatFullNeverPrintsALoneTab(t *testing.T) {
+	for n := 1; n < 300; n++ {
+		var b strings.Builder
+		writeFolded(&b, "comment", "", strings.Repeat("x", n)+",y")
+		writeFolded(&b, "comment", "", strings.Repeat("x", n))
+		for _, line := range strings.Split(b.String(), "\n") {
+			if strings.TrimSpace(line) == "" || strings.TrimSpace(line) == "," {
+				t.Fatalf("value of %d bytes: empty line %q in\n%s", n, line, b.String())
+			}
+		}
+	}
+}
+
+// TestQstatFullShowsDepend: depend is shown after ctime with every job id
+// qualified by its server, as OpenPBS shows it.
+func TestQstatFullShowsDepend(t *testing.T) {
+	j := refJob102()
+	j.Depend = "afterok:100.pbssvr:101.pbssvr,before:103.pbssvr"
+	tio, _ := runQstat(t, &fakeServer{jobs: []*model.Job{j}}, "-f", "102")
+	want := "    ctime = Mon Jun  2 09:58:11 2025\n    depend = afterok:100.pbssvr@pbssvr:101.pbssvr@pbssvr,\n\tbefore:103.pbssvr@pbssvr\n    Error_Path"
+	if !strings.Contains(tio.stdout.String(), want) {
+		t.Errorf("qstat -f:\n%s\nwant a part\n%s", tio.stdout, want)
+	}
+}

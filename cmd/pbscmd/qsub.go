@@ -37,9 +37,31 @@ func Qsub(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	s := newSession(env)
-	req, quiet, id, err := submitWithDefaults(ctx, env, s, args)
+	// qsub -I listens before submitting (the request carries the address
+	// and cookie); a rebuilt request keeps the same listener.
+	var it *interactiveWait
+	defer func() {
+		if it != nil {
+			it.close()
+		}
+	}()
+	req, quiet, id, err := submitWithDefaults(ctx, env, s, args, func(req *submitReq) error {
+		if !req.interactive {
+			return nil
+		}
+		if it == nil {
+			var err error
+			it, err = listenInteractive(env, &req.SubmitRequest)
+			return err
+		}
+		req.Interactive, req.InteractiveCookie = it.addr, it.cookie
+		return nil
+	})
 	if err != nil {
 		return reportQsub(env, err)
+	}
+	if it != nil {
+		return it.run(ctx, env, s, id)
 	}
 	if !quiet {
 		fmt.Fprintln(env.Stdout, id)
@@ -75,12 +97,15 @@ func reportQsub(env *Env, err error) int {
 // says otherwise (PBSEStaleDefaults, nothing created) it rebuilds the
 // request with the server's value and submits again. A qsub process used
 // to ask for the defaults first, and that query scanned every job.
-func submitWithDefaults(ctx context.Context, env *Env, s *session, args []string) (*submitReq, bool, string, error) {
+func submitWithDefaults(ctx context.Context, env *Env, s *session, args []string, prepare func(*submitReq) error) (*submitReq, bool, string, error) {
 	applied := ""
 	var defaults *qsubOpts
 	for attempt := 0; ; attempt++ {
 		req, quiet, err := buildSubmit(env, args, defaults)
 		if err != nil {
+			return nil, false, "", err
+		}
+		if err := prepare(req); err != nil {
 			return nil, false, "", err
 		}
 		seen := applied
@@ -138,6 +163,9 @@ func buildSubmit(env *Env, args []string, defaults *qsubOpts) (*submitReq, bool,
 		defaultName = "STDIN"
 	case len(split.Operands) > 1:
 		return nil, false, usageErr(2, "%s", "only one script may be given")
+	case len(split.Operands) == 0 && cmdline.bools['I']:
+		// qsub -I without a script: stdin is the session's, not a script.
+		defaultName = "STDIN"
 	case len(split.Operands) == 0 || split.Operands[0] == "-":
 		if script, err = readScriptStdin(env); err != nil {
 			return nil, false, err
@@ -184,6 +212,14 @@ func buildSubmit(env *Env, args []string, defaults *qsubOpts) (*submitReq, bool,
 	req.Script = script
 	req.Argv = argv
 	req.SubmitArgs = strings.Join(args, " ")
+	if opts.bools['I'] {
+		if len(argv) > 0 || opts.vals['J'] != "" {
+			return nil, false, usageErr(2, "%s", "-I cannot be combined with -J or -- command")
+		}
+		// Only the script's directives are used, as in PBS.
+		req.interactive = true
+		req.Script = ""
+	}
 	return req, opts.bools['z'], nil
 }
 
@@ -239,6 +275,8 @@ func submitRequest(env *Env, o *qsubOpts, defaultName string) (*submitReq, error
 	req.Depend, _ = o.wValue("depend")
 	req.GroupList, _ = o.wValue("group_list")
 	req.Umask, _ = o.wValue("umask")
+	req.Stagein, _ = o.wValue("stagein")
+	req.Stageout, _ = o.wValue("stageout")
 	req.ArrayIndices = o.vals['J']
 	if v, ok := o.wValue("block"); ok {
 		req.block, _ = model.ParseBool(v)
@@ -273,6 +311,11 @@ func setOutputPaths(env *Env, req *submitReq, o *qsubOpts, cwd, submitHost strin
 		dir := cwd
 		if v, ok := o.vals[s.opt]; ok {
 			h, p := outputPath(v, cwd, submitHost)
+			if !model.ValidHostName(h) {
+				// The agent copies to this host over SSH: a plain
+				// name only, never "user@host" or an option.
+				return errIllegalOpt(s.opt)
+			}
 			*s.dst = h + ":" + p
 			if h != submitHost {
 				continue // another host's file system: cannot check from here

@@ -12,6 +12,8 @@ type submitReq struct {
 	api.SubmitRequest
 	// block is -W block=true: wait for the job and exit with its status.
 	block bool
+	// interactive is -I: the job is a terminal session (qsub_interactive.go).
+	interactive bool
 }
 
 // blockedExitDeleted is qsub -W block=true's status when the job was

@@ -17,7 +17,7 @@ const qsubSpec optSpec = "a:A:c:C:e:fhIj:J:k:l:m:M:N:o:p:P:q:r:R:S:u:v:VW:Xz"
 // qsubUnsupported are options this release parses but cannot honour yet; a
 // job submitted without them would silently behave differently, so qsub
 // refuses them.
-const qsubUnsupported = "cIRuX"
+const qsubUnsupported = "cRuX"
 
 // qsubOpts is one source's options (command line or directives).
 type qsubOpts struct {
@@ -101,6 +101,11 @@ func parseQsubWords(words []string) (*qsubOpts, getoptArgs, error) {
 								return errIllegalOpt('W')
 							}
 						}
+						if a.name == "stagein" || a.name == "stageout" {
+							if _, err := model.ParseStageList(a.value); err != nil {
+								return errIllegalOpt('W')
+							}
+						}
 					}
 					o.w = append(o.w, attrs...)
 				}
@@ -146,7 +151,7 @@ func mergeQsub(sources ...*qsubOpts) *qsubOpts {
 }
 
 // qsubWAttrs are the -W attributes qsub honours.
-var qsubWAttrs = map[string]bool{"depend": true, "block": true, "group_list": true, "umask": true}
+var qsubWAttrs = map[string]bool{"depend": true, "block": true, "group_list": true, "umask": true, "stagein": true, "stageout": true}
 
 // wValue returns the last value of a -W attribute.
 func (o *qsubOpts) wValue(name string) (string, bool) {

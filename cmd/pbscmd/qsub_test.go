@@ -245,3 +245,40 @@ func TestMergeQsubResourcesByName(t *testing.T) {
 		t.Errorf("merged %v %v %v", m.res.asMap(), m.vals, m.bools)
 	}
 }
+
+// TestQsubStaging: -W stagein/stageout take PBS's comma-separated lists
+// (one -W, several entries) and a malformed entry or a host that is not a
+// plain name (user@host, an ssh option) is refused before submission.
+func TestQsubStaging(t *testing.T) {
+	srv := &fakeServer{}
+	tio := newTestEnv(srv)
+	tio.env.Stdin = strings.NewReader("echo\n")
+	code := runQsub(t, tio, "-W", "stagein=in.dat@store:/data/in.dat,cfg@store:conf/run.cfg",
+		"-W", "stageout=*.out@store:/results/", "-o", "login2:/home/alice/o.log")
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, tio.stderr)
+	}
+	req := srv.submitted
+	if req.Stagein != "in.dat@store:/data/in.dat,cfg@store:conf/run.cfg" || req.Stageout != "*.out@store:/results/" {
+		t.Errorf("stagein %q stageout %q", req.Stagein, req.Stageout)
+	}
+	for _, bad := range [][]string{
+		{"-W", "stagein=in.dat"},
+		{"-W", "stagein=in.dat@store"},
+		{"-W", "stagein=@store:/x"},
+		{"-W", "stagein=x@victim@store:/x"},
+		{"-W", "stageout=x@-oProxyCommand=sh:/x"},
+		{"-o", "-oProxyCommand=sh:/x"},
+		{"-e", "bob@login2:/tmp/e"},
+	} {
+		srv := &fakeServer{}
+		tio := newTestEnv(srv)
+		args := append(bad, "--", "/bin/true")
+		if code := runQsub(t, tio, args...); code != 2 || !strings.Contains(tio.stderr.String(), "illegal -") {
+			t.Errorf("%q: exit %d stderr %q, want illegal value", bad, code, tio.stderr)
+		}
+		if srv.submitted != nil {
+			t.Errorf("%q: must not submit", bad)
+		}
+	}
+}

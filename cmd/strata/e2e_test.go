@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -111,8 +112,13 @@ func TestWalltimeIsEnforced(t *testing.T) {
 	if str(j["Exit_status"]) != "-29" {
 		t.Errorf("Exit_status = %v, want -29", j["Exit_status"])
 	}
-	if !strings.Contains(str(j["comment"]), "exceeded resource walltime") {
+	// The comment says it once; the job's .e file says it in PBS's words.
+	if n := strings.Count(str(j["comment"]), "exceeded resource walltime"); n != 1 {
 		t.Errorf("comment = %v", j["comment"])
+	}
+	e, _ := os.ReadFile(strings.TrimPrefix(str(j["Error_Path"]), str(j["Submit_Host"])+":"))
+	if !regexp.MustCompile(`^=>> PBS: job killed: walltime [23] exceeded limit 2\n$`).Match(e) {
+		t.Errorf(".e file = %q", e)
 	}
 }
 
@@ -338,4 +344,27 @@ func TestQueryOtherJobs(t *testing.T) {
 		t.Errorf("root does not see its own job: %+v", r)
 	}
 	c.must("qdel", rootJob)
+}
+
+// TestClusterCommandsReadTheDirFromTheEnvironment: after sourcing D/env,
+// `strata cluster status` and `strata cluster stop` need no --dir
+// (STRATA_CLUSTER_DIR names the cluster).
+func TestClusterCommandsReadTheDirFromTheEnvironment(t *testing.T) {
+	c := startCluster(t, 1, 1)
+	cluster := func(sub string) string {
+		cmd := exec.Command(filepath.Join(binDir, "strata"), "cluster", sub)
+		cmd.Env = append(os.Environ(), "STRATA_CLUSTER_DIR="+c.dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("strata cluster %s: %v\n%s", sub, err, out)
+		}
+		return string(out)
+	}
+	if out := cluster("status"); !regexp.MustCompile(`server1\s+server\s+\d+\s+running\s+leader`).MatchString(out) {
+		t.Fatalf("status:\n%s", out)
+	}
+	cluster("stop")
+	if out := cluster("status"); strings.Contains(out, "running") {
+		t.Fatalf("status after stop:\n%s", out)
+	}
 }

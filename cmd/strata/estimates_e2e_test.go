@@ -21,10 +21,13 @@ func TestTopJobEstimates(t *testing.T) {
 		return str(est["start_time"]) != ""
 	})
 	full := c.must("qstat", "-f", top)
-	for _, want := range []string{"estimated.start_time = ", "estimated.exec_vnode = (node1:ncpus=2)"} {
+	for _, want := range []string{"estimated.start_time = ", "estimated.exec_vnode = (node1:ncpus=2)", "    topjob = True\n"} {
 		if !strings.Contains(full, want) {
 			t.Errorf("qstat -f lacks %q:\n%s", want, full)
 		}
+	}
+	if js := c.must("qstat", "-f", "-F", "json", top); !strings.Contains(js, "\"topjob\":\t\"True\"") {
+		t.Errorf("qstat -f -F json lacks topjob:\n%s", js)
 	}
 	// A small job that would end after the top job's start must wait.
 	small := c.submit("true\n", "-N", "small", "-l", "select=1:ncpus=1", "-l", "walltime=02:00:00")

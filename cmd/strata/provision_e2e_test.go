@@ -191,6 +191,14 @@ func TestProvisionConcurrencyTimeoutAndForceDelete(t *testing.T) {
 	id := c.submit("true\n", "-l", "select=1:ncpus=1:aoe=app2")
 	c.waitNode("node1", "comment", "Vnode offlined since it failed provisioning", 15*time.Second)
 	c.waitState(id, 5*time.Second, "Q")
+	// The server log says it as PBS does, not as a failure with status -1.
+	logText, _ := os.ReadFile(filepath.Join(c.dir, "server1.log"))
+	if want := "Provisioning of node1 with app2 for " + id + " timed out"; !strings.Contains(string(logText), want) {
+		t.Errorf("server log lacks %q", want)
+	}
+	if strings.Contains(string(logText), "exit status=-1") {
+		t.Errorf("server log reports the timeout as a failure with status -1")
+	}
 	c.must("qdel", id)
 	// qdel -W force works on a provisioning job.
 	c.must("qmgr", "-c", "set node node1 state -= offline")

@@ -1,18 +1,14 @@
 package sim
 
 import (
-	"os"
+	"path/filepath"
 	"testing"
 )
 
 // BenchmarkSimulateLublin measures simulation speed on the 10,000-job
 // Lublin trace under EASY (jobs/s is reported).
 func BenchmarkSimulateLublin(b *testing.B) {
-	path := "/work/shared/traces/lublin_256.swf"
-	if _, err := os.Stat(path); err != nil {
-		b.Skip("trace not available")
-	}
-	tr, err := ReadFile(path)
+	tr, err := ReadFile(filepath.Join("testdata", "traces", "lublin_256.swf.gz"))
 	if err != nil {
 		b.Fatal(err)
 	}

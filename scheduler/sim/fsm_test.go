@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -39,13 +38,12 @@ func TestSameOutcomeAsTheStateMachine(t *testing.T) {
 		}
 		traces = append(traces, trace{name, tr, Options{}}, trace{name + " exact", tr, Options{Exact: true}})
 	}
-	// shared/ sits beside the repository (in CI too).
-	if tr, err := ReadFile(filepath.Join("..", "..", "..", "shared", "traces", "lublin_256.swf")); err == nil {
-		traces = append(traces, trace{"lublin 300 jobs", tr, Options{Start: 1000, Count: 300}})
-		traces = append(traces, trace{"lublin 300 jobs on 64 procs", tr, Options{Start: 3000, Count: 300, Procs: 64}})
-	} else if !os.IsNotExist(err) {
+	tr, err := ReadFile(filepath.Join("testdata", "traces", "lublin_256.swf.gz"))
+	if err != nil {
 		t.Fatal(err)
 	}
+	traces = append(traces, trace{"lublin 300 jobs", tr, Options{Start: 1000, Count: 300}})
+	traces = append(traces, trace{"lublin 300 jobs on 64 procs", tr, Options{Start: 3000, Count: 300, Procs: 64}})
 	for _, tc := range traces {
 		for _, pol := range []string{PolicyFCFS, PolicyEASY, PolicyConservative, PolicyStrata} {
 			opt := tc.opt

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -91,11 +90,7 @@ func TestBackfillHelps(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	// shared/ sits beside the repository (in CI too).
-	path := filepath.Join("..", "..", "..", "shared", "traces", "lublin_256.swf")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("trace not available: " + path)
-	}
+	path := filepath.Join("testdata", "traces", "lublin_256.swf.gz")
 	tr, err := ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -18,8 +18,9 @@ import "github.com/strata-hpc/strata/model"
 // shallower field) and are always empty, so they are omitted.
 type JobStatus struct {
 	*model.Job
-	Script string `json:"script,omitempty"`
-	Token  string `json:"token,omitempty"`
+	Script            string `json:"script,omitempty"`
+	Token             string `json:"token,omitempty"`
+	InteractiveCookie string `json:"interactive_cookie,omitempty"`
 }
 
 // NewJobStatus is the one place a user's view of a job is made.
@@ -28,12 +29,14 @@ func NewJobStatus(j *model.Job) *JobStatus { return &JobStatus{Job: j} }
 // WorkItem is the agent's view of a job it should run as mother superior
 // (WorkResponse): everything it runs the job with (script, environment,
 // exec_vnode, identity, signals, kill request) and what its hooks are
-// given, which is the whole stored job: agent hooks have always been given
-// every attribute, so nothing is left out yet. It is its own type so that
-// the agent's contract is decided here (the agent unwraps it at one place,
-// mom/work.go) and can narrow without touching the store or qstat.
+// given. The submission token is left out: it lets its holder replay the
+// submission, and neither the agent nor its hooks need it. It is its own
+// type so that the agent's contract is decided here (the agent unwraps it
+// at one place, mom/work.go) and can narrow without touching the store or
+// qstat. The token field shadows the embedded one, as in JobStatus.
 type WorkItem struct {
 	*model.Job
+	Token string `json:"token,omitempty"`
 }
 
 // NewWorkItem is the one place an agent's view of a job is made.

@@ -65,17 +65,24 @@ func TestJobStatusIsTheRedactedJob(t *testing.T) {
 	}
 }
 
-// TestWorkItemIsTheStoredJob: the agent is given the whole job (its
-// hooks have always seen every attribute), the script included.
-func TestWorkItemIsTheStoredJob(t *testing.T) {
+// TestWorkItemIsTheStoredJobWithoutToken: the agent is given the whole
+// job (its hooks have always seen every attribute), the script included,
+// but not the submission token, which would let a hook replay the
+// submission.
+func TestWorkItemIsTheStoredJobWithoutToken(t *testing.T) {
 	j := fullJob()
 	got, _ := json.Marshal(NewWorkItem(j))
-	want, _ := json.Marshal(j)
+	c := j.Copy()
+	c.Token = ""
+	want, _ := json.Marshal(c)
 	if !bytes.Equal(got, want) {
-		t.Fatalf("work item\n%s\njob\n%s", got, want)
+		t.Fatalf("work item\n%s\njob without token\n%s", got, want)
+	}
+	if bytes.Contains(got, []byte(j.Token)) {
+		t.Fatalf("work item carries the token: %s", got)
 	}
 	var back WorkItem
-	if err := json.Unmarshal(got, &back); err != nil || back.Job.Script != j.Script {
+	if err := json.Unmarshal(got, &back); err != nil || back.Job.Script != j.Script || back.Job.Token != "" {
 		t.Fatalf("decoded %+v: %v", back.Job, err)
 	}
 }

@@ -55,8 +55,16 @@ type SubmitRequest struct {
 	GroupList string `json:"group_list,omitempty"`
 	// Umask is -W umask (octal digits).
 	Umask string `json:"umask,omitempty"`
+	// Stagein and Stageout are -W stagein and -W stageout
+	// (execution_path@host:storage_path[,...]).
+	Stagein  string `json:"stagein,omitempty"`
+	Stageout string `json:"stageout,omitempty"`
 	// ArrayIndices is -J X-Y[:Z][%N]: the job is an array.
 	ArrayIndices string `json:"array_indices,omitempty"`
+	// Interactive is qsub -I's listening address (host:port) and
+	// InteractiveCookie the secret the agent must present there.
+	Interactive       string `json:"interactive,omitempty"`
+	InteractiveCookie string `json:"interactive_cookie,omitempty"`
 	// DefaultArgs is the server's default_qsub_arguments as qsub applied
 	// them. When set and no longer the server's value, the server refuses
 	// with model.PBSEStaleDefaults carrying its value, and qsub rebuilds
@@ -206,7 +214,10 @@ const (
 	EventStarted = model.JobEventStarted
 	EventEnded   = model.JobEventEnded
 	EventFailed  = model.JobEventFailed
-	EventUsage   = model.JobEventUsage
+	// EventStageinFailed: the job's stage-in failed; it waits (W) and
+	// is tried again later, as PBS does.
+	EventStageinFailed = model.JobEventStageinFailed
+	EventUsage         = model.JobEventUsage
 )
 
 // JobEvent is model's: the agent's report is the FSM's command entry.

@@ -29,6 +29,10 @@ type AlterRequest struct {
 	GroupList  *string           `json:"group_list,omitempty"`
 	Depend     *string           `json:"depend,omitempty"`
 	Resources  map[string]string `json:"resources,omitempty"`
+	// Stagein and Stageout replace the staging lists (qalter -W
+	// stagein=..., -W stageout=...) of a job that has not started.
+	Stagein  *string `json:"stagein,omitempty"`
+	Stageout *string `json:"stageout,omitempty"`
 	// MaxRunSubjobs is an array's max_run_subjobs (qalter -W
 	// max_run_subjobs=N); 0 removes the limit.
 	MaxRunSubjobs *int64 `json:"max_run_subjobs,omitempty"`

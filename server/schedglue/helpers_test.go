@@ -59,9 +59,9 @@ func (f *fixture) host(name, avail, current string) {
 // job describes a submission: owner, queue (default workq), select,
 // Resource_List extras, priority.
 type job struct {
-	user, queue, sel string
-	res              map[string]string
-	prio             int
+	user, group, queue, sel string
+	res                     map[string]string
+	prio                    int
 }
 
 // submit stores a queued job at time now and returns its id.
@@ -78,13 +78,17 @@ func (f *fixture) submit(j job, now int64) string {
 	if queue == "" {
 		queue = "workq"
 	}
+	group := j.group
+	if group == "" {
+		group = "users"
+	}
 	rl := map[string]string{}
 	for k, v := range j.res {
 		rl[k] = v
 	}
 	f.tokens++
 	mj := &model.Job{
-		Name: "job", User: user, Owner: user + "@h", Group: "users", Queue: queue,
+		Name: "job", User: user, Owner: user + "@h", Group: group, Queue: queue,
 		Token: fmt.Sprintf("tok%d", f.tokens), Select: sel, ResourceList: rl, Priority: j.prio,
 		Script: "true", SubmitHost: "h", Rerun: true,
 	}

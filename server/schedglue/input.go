@@ -31,10 +31,19 @@ func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	// Candidates are admitted in the scheduler's own job order (the same
 	// function Schedule ranks with) so the limit keeps the jobs the
 	// scheduler would pick.
+	// A job kept back says why in its comment, as in OpenPBS.
 	allow := RunAllowance(&cfg, in.Running)
 	for _, j := range scheduler.JobOrder(in).SortJobs(Schedulable(snap)) {
-		if q, ok := cfg.Queues[j.Queue]; ok && q.Started && allow(j) {
+		if q, ok := cfg.Queues[j.Queue]; !ok || !q.Started {
+			continue
+		}
+		ok, why := allow(j)
+		if ok {
 			in.Queued = append(in.Queued, j)
+			continue
+		}
+		if text := scheduler.NotRunning(why); text != j.Comment {
+			in.Withheld = append(in.Withheld, model.JobComment{JobID: j.ID, Comment: text})
 		}
 	}
 	return in

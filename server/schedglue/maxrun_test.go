@@ -19,7 +19,8 @@ func TestMaxRunLimits(t *testing.T) {
 		queues   map[string]string // queue -> max_run (every queue started)
 		running  []job             // run by a first cycle, before the limit is set
 		jobs     []job
-		want     []bool // per job: started
+		want     []bool   // per job: started
+		why      []string // per job kept back: its comment after "Not Running: "
 		wantExec []string
 	}{
 		{
@@ -28,33 +29,53 @@ func TestMaxRunLimits(t *testing.T) {
 		},
 		{
 			name: "server PBS_ALL=1", srv: "[o:PBS_ALL=1]", jobs: []job{{sel: "1:ncpus=1"}, {sel: "1:ncpus=1"}},
-			want: []bool{true, false},
+			want: []bool{true, false}, why: []string{"", "Server job limit has been reached."},
 		},
 		{
 			name: "server PBS_ALL=1 keeps the higher priority job", srv: "[o:PBS_ALL=1]",
 			jobs: []job{{sel: "1:ncpus=1"}, {sel: "1:ncpus=1", prio: 10}},
-			want: []bool{false, true},
+			want: []bool{false, true}, why: []string{"Server job limit has been reached.", ""},
 		},
 		{
 			name: "per-user generic limit", srv: "[u:PBS_GENERIC=1]",
 			jobs: []job{{user: "alice", sel: "1:ncpus=1"}, {user: "alice", sel: "1:ncpus=1"}, {user: "bob", sel: "1:ncpus=1"}},
-			want: []bool{true, false, true},
+			want: []bool{true, false, true}, why: []string{"", "User has reached server running job limit.", ""},
+		},
+		{
+			name: "per-group generic limit", srv: "[g:PBS_GENERIC=1]",
+			jobs: []job{{sel: "1:ncpus=1"}, {sel: "1:ncpus=1"}},
+			want: []bool{true, false}, why: []string{"", "Group has reached server running limit."},
 		},
 		{
 			name: "a named user over the generic limit", srv: "[u:PBS_GENERIC=1],[u:alice=2]",
 			jobs: []job{{user: "alice", sel: "1:ncpus=1"}, {user: "alice", sel: "1:ncpus=1"}, {user: "bob", sel: "1:ncpus=1"}, {user: "bob", sel: "1:ncpus=1"}},
-			want: []bool{true, true, true, false},
+			want: []bool{true, true, true, false}, why: []string{"", "", "", "User has reached server running job limit."},
+		},
+		{
+			name: "a named user's own limit", srv: "[u:alice=1]",
+			jobs: []job{{user: "alice", sel: "1:ncpus=1"}, {user: "alice", sel: "1:ncpus=1"}},
+			want: []bool{true, false}, why: []string{"", "Server job limit reached for user alice"},
+		},
+		{
+			name: "queue per-user limit", queues: map[string]string{"workq": "[u:PBS_GENERIC=1]"},
+			jobs: []job{{user: "alice", sel: "1:ncpus=1"}, {user: "alice", sel: "1:ncpus=1"}},
+			want: []bool{true, false}, why: []string{"", "User has reached queue workq running job limit."},
+		},
+		{
+			name: "queue limit for a named group", queues: map[string]string{"workq": "[g:staff=1]"},
+			jobs: []job{{group: "staff", sel: "1:ncpus=1"}, {group: "staff", sel: "1:ncpus=1"}},
+			want: []bool{true, false}, why: []string{"", "Queue workq job limit reached for group staff"},
 		},
 		{
 			name: "queue limit leaves other queues alone", queues: map[string]string{"workq": "[o:PBS_ALL=1]", "other": ""},
 			jobs: []job{{sel: "1:ncpus=1"}, {sel: "1:ncpus=1"}, {queue: "other", sel: "1:ncpus=1"}},
-			want: []bool{true, false, true},
+			want: []bool{true, false, true}, why: []string{"", "Queue workq job limit has been reached.", ""},
 		},
 		{
 			name: "running jobs count against the limit", srv: "[u:alice=1]",
 			running: []job{{user: "alice", sel: "1:ncpus=1"}},
 			jobs:    []job{{user: "alice", sel: "1:ncpus=1"}, {user: "bob", sel: "1:ncpus=1"}},
-			want:    []bool{false, true},
+			want:    []bool{false, true}, why: []string{"Server job limit reached for user alice", ""},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,6 +101,9 @@ func TestMaxRunLimits(t *testing.T) {
 			for i, id := range ids {
 				got := f.seen(id)
 				want := seen{State: "Q/10"}
+				if tc.why != nil && tc.why[i] != "" {
+					want.Comment = "Not Running: " + tc.why[i]
+				}
 				if tc.want[i] {
 					exec := "(n1:ncpus=1)"
 					if tc.wantExec != nil {

@@ -257,3 +257,31 @@ func TestShepherdDeliveryRefusesSymlinkAttack(t *testing.T) {
 		t.Errorf("undelivered file = %q", got)
 	}
 }
+
+// TestShepherdDevNullInPlace: -o/-e /dev/null are written in place (as
+// Keep_Files d): no transfer helper runs (one that cannot start would
+// leave a delivery failure in the comment), nothing is kept as
+// undelivered, and the job ends normally.
+func TestShepherdDevNullInPlace(t *testing.T) {
+	out := t.TempDir()
+	j := testJob("21.srv", "echo gone\necho gone too >&2\n", out)
+	j.Output, j.Error = "testhost:/dev/null", "/dev/null"
+	spoolDir := t.TempDir()
+	res := runShepherdWith(t, spoolDir, j, time.Second, func(lp *launchParams) {
+		lp.SelfCommand = []string{"/bin/false"}
+	})
+	if res.Exit != 0 || res.Comment != "" {
+		t.Fatalf("result = %+v", res)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(spoolDir, "undelivered")); len(ents) != 0 {
+		t.Errorf("undelivered files: %v", ents)
+	}
+	// The same job with a file destination does need the helper.
+	j = testJob("22.srv", "echo kept\n", out)
+	res = runShepherdWith(t, t.TempDir(), j, time.Second, func(lp *launchParams) {
+		lp.SelfCommand = []string{"/bin/false"}
+	})
+	if !strings.Contains(res.Comment, "could not be delivered") {
+		t.Errorf("a file destination was delivered without the helper: %+v", res)
+	}
+}

@@ -251,8 +251,9 @@ GODEBUG=inittrace=1 and perf stat on a bare ` + "`strata --version`" + `.
   job cost three Go process start-ups (the shepherd, and a helper process
   per output file to write it as the user) and five fsyncs in the agent and
   shepherd; processes of the multi-call binary took 52 % of all CPU. Now
-  output is opened in the shepherd on a thread with the user's fsuid, run
-  records are written without fsync (the result still is), an empty job
+  output goes through one transfer helper per job (main's staging), none
+  for /dev/null, run records are written without fsync (the result still
+  is), an empty job
   cgroup is not frozen and killed, the agent's watcher stops reading the
   shepherd's record on every file event, -o /dev/null is written in place,
   and qrls keeps 16 releases in flight (one at a time, releasing 1,000 jobs

@@ -40,6 +40,10 @@ const (
 	PBSEMaxQueued        = 15142
 	PBSEMaxQueuedWouldBe = 15143
 	PBSENotLeader        = 15200 // Strata: this server is not the Raft leader
+	// PBSEStaleDefaults (Strata) refuses a submission built with other
+	// default_qsub_arguments than the server's; the message is the
+	// server's value, and qsub rebuilds the request with it.
+	PBSEStaleDefaults = 15201
 )
 
 // pbsMessages holds the server texts of pbs_messages.c. Several end with a
@@ -77,6 +81,7 @@ var pbsMessages = map[int]string{
 	PBSEMaxQueued:        "Maximum number of jobs already in queue",
 	PBSEMaxQueuedWouldBe: "would exceed",
 	PBSENotLeader:        "Server is not the leader",
+	PBSEStaleDefaults:    "default_qsub_arguments changed",
 }
 
 // PBSError is an error with a PBS error number. Msg is the full text the

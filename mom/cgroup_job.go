@@ -100,6 +100,12 @@ func (c *jobCgroup) signalOutside(pgid int, sig syscall.Signal) {
 // can is caught all the same.
 func (c *jobCgroup) kill(bound time.Duration) error {
 	deadline := time.Now().Add(bound)
+	if len(c.pids()) == 0 {
+		// Nothing to kill, and nothing can join an empty cgroup on its
+		// own: the freeze, kill and thaw below cost a job that left no
+		// process behind (most of them) several cgroup writes and waits.
+		return nil
+	}
 	if d, ok := c.dirs[""]; ok && c.mode == cgroupV2 {
 		if err := os.WriteFile(filepath.Join(d, "cgroup.kill"), []byte("1"), 0o644); err == nil {
 			if c.waitEmpty(deadline) {

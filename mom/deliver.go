@@ -55,7 +55,10 @@ func (r *jobRunner) target(path string, stream byte, spool, suffix string) outpu
 	if dest, ok, err := r.transferConfig().route(t.host, t.path); err == nil && ok {
 		t.dest, t.local = dest, true
 	}
-	t.direct = t.local && r.direct(stream)
+	// /dev/null is written in place like a Keep_Files "d" stream: there is
+	// nothing to spool or deliver, and opening it as the user cannot stall
+	// (a job with -o /dev/null used to start a transfer helper process).
+	t.direct = t.local && (r.direct(stream) || t.dest == os.DevNull)
 	return t
 }
 

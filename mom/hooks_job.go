@@ -53,7 +53,12 @@ func (a *Agent) writeJobHooks(dir string) error {
 			}
 		}
 	}
-	return writeJSONAtomic(filepath.Join(dir, fileHooks), keep, 0o600)
+	if len(keep.Hooks) == 0 {
+		// No job hooks: the shepherd reads a missing snapshot as none,
+		// and a job launch saves a file.
+		return nil
+	}
+	return writeJSONRun(filepath.Join(dir, fileHooks), keep, 0o600)
 }
 
 // runJobHooks runs the hooks of a job event in order (inside the

@@ -93,7 +93,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		return failed(model.ExitFail2, "cannot start job: %v", err)
 	}
 	pid := cmd.Process.Pid
-	if err := writeJSONAtomic(filepath.Join(r.dir, fileJobPid), jobPidRecord{Pid: pid, StartUnix: start.Unix()}, 0o600); err != nil {
+	if err := writeJSONRun(filepath.Join(r.dir, fileJobPid), jobPidRecord{Pid: pid, StartUnix: start.Unix()}, 0o600); err != nil {
 		r.logger.Printf("record job pid: %v", err)
 	}
 	r.logger.Printf("job %s started as pid %d", j.ID, pid)
@@ -426,7 +426,7 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 			checkSignals()
 		case <-usageTimer.C:
 			r.meter.sample()
-			if err := writeJSONAtomic(filepath.Join(r.dir, fileUsage), r.meter.used(clock.elapsed(time.Now())), 0o600); err != nil {
+			if err := writeJSONRun(filepath.Join(r.dir, fileUsage), r.meter.used(clock.elapsed(time.Now())), 0o600); err != nil {
 				r.logger.Printf("record usage: %v", err)
 			}
 			usageTimer.Reset(interval)

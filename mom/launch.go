@@ -68,7 +68,7 @@ func (a *Agent) launch(rec *record) error {
 		Transfer:        a.cfg.Transfer,
 	}
 	lp.Transfer.LocalNames = localNames(a.cfg.Host)
-	if err := writeJSONAtomic(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
+	if err := writeJSONRun(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
 		return err
 	}
 	if err := a.writeJobHooks(rec.dir); err != nil {
@@ -102,7 +102,7 @@ func (a *Agent) launch(rec *record) error {
 	pid := cmd.Process.Pid
 	st, err := procStartTime(pid)
 	if err == nil {
-		err = writeJSONAtomic(filepath.Join(rec.dir, fileShepherd), shepherdRecord{Pid: pid, StartTime: st, BootID: a.bootID}, 0o600)
+		err = writeJSONRun(filepath.Join(rec.dir, fileShepherd), shepherdRecord{Pid: pid, StartTime: st, BootID: a.bootID}, 0o600)
 	}
 	if err != nil {
 		// Closing the pipe without the go byte makes the shepherd exit

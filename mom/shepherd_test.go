@@ -222,3 +222,66 @@ func TestShepherdRefusesOtherUserWhenNotRoot(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 }
+
+// TestShepherdDeliveryRefusesSymlinkAttack performs the attack the
+// in-process delivery must stop: a user points their Output_Path at a
+// symlink to a root-owned file. The root shepherd opens the destination
+// with the user's file-system identity, so the victim file is untouched and
+// the output is kept as undelivered.
+func TestShepherdDeliveryRefusesSymlinkAttack(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch credentials")
+	}
+	const nobody = 65534
+	victim := filepath.Join(worldDir(t, 0o755), "victim")
+	if err := os.WriteFile(victim, []byte("root's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := worldDir(t, 0o777)
+	link := filepath.Join(out, "t.o20")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	spoolDir := worldDir(t, 0o755)
+	j := testJob("20.srv", "echo overwritten\n", out)
+	j.UID, j.GID, j.User = nobody, nobody, "nobody"
+	j.Output = "testhost:" + link
+	res := runShepherd(t, spoolDir, j, time.Second)
+	if res.Exit != 0 || !strings.Contains(res.Comment, "Output file could not be delivered") {
+		t.Fatalf("result = %+v", res)
+	}
+	if got := readFile(t, victim); got != "root's\n" {
+		t.Fatalf("the user's symlink let the shepherd write a root file: %q", got)
+	}
+	if got := readFile(t, filepath.Join(spoolDir, "undelivered", "20.srv.OU")); got != "overwritten\n" {
+		t.Errorf("undelivered file = %q", got)
+	}
+}
+
+// TestShepherdDevNullInPlace: -o/-e /dev/null are written in place (as
+// Keep_Files d): no transfer helper runs (one that cannot start would
+// leave a delivery failure in the comment), nothing is kept as
+// undelivered, and the job ends normally.
+func TestShepherdDevNullInPlace(t *testing.T) {
+	out := t.TempDir()
+	j := testJob("21.srv", "echo gone\necho gone too >&2\n", out)
+	j.Output, j.Error = "testhost:/dev/null", "/dev/null"
+	spoolDir := t.TempDir()
+	res := runShepherdWith(t, spoolDir, j, time.Second, func(lp *launchParams) {
+		lp.SelfCommand = []string{"/bin/false"}
+	})
+	if res.Exit != 0 || res.Comment != "" {
+		t.Fatalf("result = %+v", res)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(spoolDir, "undelivered")); len(ents) != 0 {
+		t.Errorf("undelivered files: %v", ents)
+	}
+	// The same job with a file destination does need the helper.
+	j = testJob("22.srv", "echo kept\n", out)
+	res = runShepherdWith(t, t.TempDir(), j, time.Second, func(lp *launchParams) {
+		lp.SelfCommand = []string{"/bin/false"}
+	})
+	if !strings.Contains(res.Comment, "could not be delivered") {
+		t.Errorf("a file destination was delivered without the helper: %+v", res)
+	}
+}

@@ -123,16 +123,32 @@ type Result struct {
 }
 
 // writeJSONAtomic writes v so that readers see either nothing or the whole
-// file: a temporary file is synced and renamed over the name.
+// file: a temporary file is synced and renamed over the name. It is for
+// what must survive the host crashing: a job's result, hook settings.
 func writeJSONAtomic(path string, v any, perm os.FileMode) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
-	return writeFileAtomic(path, b, perm)
+	return writeFileSynced(path, b, perm, true)
 }
 
-func writeFileAtomic(path string, b []byte, perm os.FileMode) error {
+// writeJSONRun writes a record of a running job (job.json, launch.json,
+// the shepherd and job pid records, usage samples) atomically but without
+// fsync. These records matter while the processes they name live; they
+// survive an agent or shepherd crash in the page cache, and after a host
+// crash those processes are gone anyway: a record that is then missing or
+// torn makes the agent report the run lost, as it would with the record.
+// The fsyncs they cost (five per job) were on the agent's launch path.
+func writeJSONRun(path string, v any, perm os.FileMode) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	return writeFileSynced(path, b, perm, false)
+}
+
+func writeFileSynced(path string, b []byte, perm os.FileMode, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -142,7 +158,7 @@ func writeFileAtomic(path string, b []byte, perm os.FileMode) error {
 	if werr == nil {
 		werr = tmp.Chmod(perm)
 	}
-	if werr == nil {
+	if werr == nil && sync {
 		werr = tmp.Sync()
 	}
 	if cerr := tmp.Close(); werr == nil {
@@ -188,7 +204,7 @@ type spoolRecord struct {
 const spoolFormat = 1
 
 func writeSpoolRecord(dir string, j *model.Job) error {
-	return writeJSONAtomic(filepath.Join(dir, fileJob), spoolRecord{Format: spoolFormat, Job: j}, 0o600)
+	return writeJSONRun(filepath.Join(dir, fileJob), spoolRecord{Format: spoolFormat, Job: j}, 0o600)
 }
 
 func readJob(dir string) (*model.Job, error) {

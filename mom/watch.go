@@ -38,27 +38,34 @@ func (a *Agent) watch(ctx context.Context, rec *record) {
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	// Whether the shepherd still lives is asked on the ticks only: the
+	// files a job's start writes wake the watcher several times, and
+	// each look at the shepherd reads its record and /proc.
+	checkAlive := true
 	for {
-		if a.pollJob(rec) {
+		if a.pollJob(rec, checkAlive) {
 			return
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-dw.C():
+			checkAlive = false
 		case <-t.C:
+			checkAlive = true
 		}
 	}
 }
 
-// pollJob looks at the job's files once and reports whether it has ended.
-func (a *Agent) pollJob(rec *record) bool {
+// pollJob looks at the job's files once and reports whether it has ended;
+// checkAlive also looks for a shepherd that died without a result.
+func (a *Agent) pollJob(rec *record, checkAlive bool) bool {
 	a.noteStarted(rec)
 	res, err := readResult(rec.dir)
 	if err != nil {
 		a.logger.Printf("job %s: %v", rec.job.ID, err)
 	}
-	if res == nil && err == nil && !shepherdAlive(rec.dir) {
+	if res == nil && err == nil && checkAlive && !shepherdAlive(rec.dir) {
 		// The shepherd writes its result before it exits: look again, so
 		// an exit between the two checks is not mistaken for a crash.
 		if res, err = readResult(rec.dir); res == nil && err == nil {

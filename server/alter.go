@@ -35,7 +35,7 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 	if req.MaxRunSubjobs != nil && (j.Array == nil || *req.MaxRunSubjobs < 0) {
 		return nil, model.Errorf(model.PBSEBadAttrVal, " max_run_subjobs")
 	}
-	if req.Name != nil && !jobNameRE.MatchString(*req.Name) {
+	if req.Name != nil && !validJobName(*req.Name) {
 		return nil, model.Errorf(model.PBSEBadAttrVal, " Job_Name")
 	}
 	if req.Priority != nil && (*req.Priority < -1024 || *req.Priority > 1023) {

@@ -111,7 +111,7 @@ func applyHookChanges(j *model.Job, changes map[string]string, defs model.Resour
 			}
 			j.ResourceList[name] = norm
 		case k == "Job_Name":
-			if !jobNameRE.MatchString(v) {
+			if !validJobName(v) {
 				return model.Errorf(model.PBSEBadAttrVal, " Job_Name")
 			}
 			j.Name = v

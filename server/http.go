@@ -135,6 +135,9 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, id *Identi
 		return nil, &model.PBSError{Code: model.PBSENotLeader, Msg: "Server is not ready yet"}
 	}
 	cfg := snap.Config()
+	if req.DefaultArgs != nil && *req.DefaultArgs != cfg.DefaultQsubArguments {
+		return nil, &model.PBSError{Code: model.PBSEStaleDefaults, Msg: cfg.DefaultQsubArguments}
+	}
 	job, err := buildJob(&req, id, &cfg)
 	if err != nil {
 		return nil, err

@@ -53,7 +53,7 @@ func (s *Server) handleResvSubmit(w http.ResponseWriter, r *http.Request, id *Id
 // like a job's, one AOE at most, and the authorized users with the owner
 // always among them.
 func buildResv(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerConfig, now int64) (*model.Reservation, error) {
-	if req.Name != "" && !jobNameRE.MatchString(req.Name) {
+	if req.Name != "" && !validJobName(req.Name) {
 		return nil, model.Errorf(model.PBSEBadAttrVal, " Reserve_Name")
 	}
 	for _, u := range req.Users {

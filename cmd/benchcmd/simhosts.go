@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -91,9 +90,9 @@ func simOnce(c *cli.Context, exe string) (simRun, error) {
 	client := api.NewUnixClient(socket, "bench")
 	ctx := context.Background()
 
-	cpu0 := procCPU(pid)
+	cpu0 := cpuSeconds(pid)
 	time.Sleep(c.Duration("idle")) // measuring an interval, not synchronising
-	r.idleCPU = (procCPU(pid) - cpu0) / c.Duration("idle").Seconds()
+	r.idleCPU = (cpuSeconds(pid) - cpu0) / c.Duration("idle").Seconds()
 	r.idleRSS = procRSS(pid)
 
 	if err := client.Manage(ctx, &model.ManagerRequest{Verb: "set", Object: "server",
@@ -104,7 +103,7 @@ func simOnce(c *cli.Context, exe string) (simRun, error) {
 		Workdir: "/tmp", SubmitHost: "localhost", ArrayIndices: fmt.Sprintf("1-%d", n),
 		Env:       []model.EnvVar{{Name: "PBS_O_WORKDIR", Value: "/tmp"}, {Name: "STRATA_SIM_RUNTIME", Value: c.String("runtime")}},
 		Resources: map[string]string{"select": "1:ncpus=1"}}
-	cpu0, t0 = procCPU(pid), time.Now()
+	cpu0, t0 = cpuSeconds(pid), time.Now()
 	id, err := client.Submit(ctx, req, 10*time.Second)
 	if err != nil {
 		return r, err
@@ -120,7 +119,7 @@ func simOnce(c *cli.Context, exe string) (simRun, error) {
 		}
 		time.Sleep(500 * time.Millisecond) // polling interval
 	}
-	r.elapsed, r.cpu = time.Since(t0).Seconds(), procCPU(pid)-cpu0
+	r.elapsed, r.cpu = time.Since(t0).Seconds(), cpuSeconds(pid)-cpu0
 	q := exec.Command(filepath.Join(filepath.Dir(exe), "qstat"), "-t", "-x", id)
 	q.Env = append(os.Environ(), "STRATA_SOCKET="+socket, "PBS_SERVER=bench")
 	var out bytes.Buffer
@@ -144,22 +143,8 @@ func readPid(path string) (int, error) {
 	return strconv.Atoi(strings.TrimSpace(string(b)))
 }
 
-// procCPU is a process's user+system CPU time in seconds (/proc; the
-// kernel's clock tick is 100 Hz on Linux).
-func procCPU(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	if len(f) < 13 {
-		return 0
-	}
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	return (ut + st) / 100
-}
+// cpuSeconds is the user and system CPU time of process pid, in seconds.
+func cpuSeconds(pid int) float64 { return cpuMs(strconv.Itoa(pid)) / 1000 }
 
 // procRSS is a process's resident memory in MiB.
 func procRSS(pid int) float64 {
@@ -174,15 +159,6 @@ func procRSS(pid int) float64 {
 		}
 	}
 	return 0
-}
-
-func median(vals []float64) float64 {
-	s := append([]float64(nil), vals...)
-	sort.Float64s(s)
-	if len(s) == 0 {
-		return 0
-	}
-	return s[len(s)/2]
 }
 
 // A section is marked "<!-- NAME begin -->" ... "<!-- NAME end -->"; NAME

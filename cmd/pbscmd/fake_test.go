@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -25,9 +26,12 @@ type fakeServer struct {
 	// ops records job operations as "op id detail"; opErr fails them.
 	ops   []string
 	opErr map[string]error
+	opMu  sync.Mutex // qhold and qrls send many operations concurrently
 }
 
 func (f *fakeServer) op(name, id, detail string) error {
+	f.opMu.Lock()
+	defer f.opMu.Unlock()
 	if f.connectErr != nil {
 		return f.connectErr
 	}

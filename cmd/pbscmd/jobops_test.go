@@ -2,7 +2,9 @@ package pbscmd
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -123,5 +125,37 @@ func TestPbsnodesMark(t *testing.T) {
 	want := []string{`mark {"nodes":["node01","node01[1]"],"offline":true,"comment":"disk replaced"}`}
 	if !reflect.DeepEqual(srv.ops, want) {
 		t.Errorf("ops %q", srv.ops)
+	}
+}
+
+// TestQrlsManyJobsInParallel: qrls with many operands overlaps its
+// requests, yet releases every job and reports failures in operand order
+// with the last failure's exit status, as one at a time.
+func TestQrlsManyJobsInParallel(t *testing.T) {
+	srv := &fakeServer{info: apiInfo(), opErr: map[string]error{
+		"105.pbssvr": model.Err(model.PBSEUnknownJobID),
+		"130.pbssvr": model.Err(model.PBSEBadState),
+	}}
+	var args, want []string
+	for i := 100; i < 140; i++ {
+		args = append(args, fmt.Sprint(i))
+		if i != 105 && i != 130 {
+			want = append(want, fmt.Sprintf("release %d.pbssvr u", i))
+		}
+	}
+	args = append(args, "x.")
+	tio := newTestEnv(srv)
+	code := Qrls(context.Background(), tio.env, args)
+	wantErr := "qrls: Unknown Job Id 105.pbssvr\n" +
+		"qrls: Request invalid for state of job 130.pbssvr\n" +
+		"qrls: illegally formed job identifier: x.\n"
+	if code != 1 || tio.stderr.String() != wantErr {
+		t.Errorf("exit %d stderr %q", code, tio.stderr)
+	}
+	got := append([]string(nil), srv.ops...)
+	sort.Strings(got)
+	sort.Strings(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("released %q, want %q", got, want)
 	}
 }

@@ -51,7 +51,7 @@ func holdCommand(ctx context.Context, env *Env, cmd, usage string, args []string
 	if err != nil {
 		return reportUsage(env, cmd, usage, err)
 	}
-	return forEachJob(ctx, env, cmd, operands, func(s *session, id string) error {
+	return forEachJobParallel(ctx, env, cmd, operands, func(s *session, id string) error {
 		return op(s, id, api.HoldRequest{Holds: holds})
 	})
 }

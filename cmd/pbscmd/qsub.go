@@ -37,22 +37,26 @@ func Qsub(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	s := newSession(env)
-	defaults, err := defaultQsubArguments(ctx, s)
-	if err != nil {
-		return reportQsub(env, err)
-	}
-	req, quiet, err := buildSubmit(env, args, defaults)
-	if err != nil {
-		return reportQsub(env, err)
-	}
+	// qsub -I listens before submitting (the request carries the address
+	// and cookie); a rebuilt request keeps the same listener.
 	var it *interactiveWait
-	if req.interactive {
-		if it, err = listenInteractive(env, &req.SubmitRequest); err != nil {
-			return reportQsub(env, err)
+	defer func() {
+		if it != nil {
+			it.close()
 		}
-		defer it.close()
-	}
-	id, err := s.client.Submit(ctx, &req.SubmitRequest, submitRetry)
+	}()
+	req, quiet, id, err := submitWithDefaults(ctx, env, s, args, func(req *submitReq) error {
+		if !req.interactive {
+			return nil
+		}
+		if it == nil {
+			var err error
+			it, err = listenInteractive(env, &req.SubmitRequest)
+			return err
+		}
+		req.Interactive, req.InteractiveCookie = it.addr, it.cookie
+		return nil
+	})
 	if err != nil {
 		return reportQsub(env, err)
 	}
@@ -88,23 +92,49 @@ func reportQsub(env *Env, err error) int {
 	return 1
 }
 
-// defaultQsubArguments reads the server's default_qsub_arguments, parsed
-// with qsub's own grammar (nil when there are none).
-func defaultQsubArguments(ctx context.Context, s *session) (*qsubOpts, error) {
-	info, err := s.client.Server(ctx)
-	if err != nil {
-		return nil, err
+// submitWithDefaults builds and submits the job in one round trip: it
+// assumes the server has no default_qsub_arguments, and when the server
+// says otherwise (PBSEStaleDefaults, nothing created) it rebuilds the
+// request with the server's value and submits again. A qsub process used
+// to ask for the defaults first, and that query scanned every job.
+func submitWithDefaults(ctx context.Context, env *Env, s *session, args []string, prepare func(*submitReq) error) (*submitReq, bool, string, error) {
+	applied := ""
+	var defaults *qsubOpts
+	for attempt := 0; ; attempt++ {
+		req, quiet, err := buildSubmit(env, args, defaults)
+		if err != nil {
+			return nil, false, "", err
+		}
+		if err := prepare(req); err != nil {
+			return nil, false, "", err
+		}
+		seen := applied
+		req.DefaultArgs = &seen
+		id, err := s.client.Submit(ctx, &req.SubmitRequest, submitRetry)
+		var pe *model.PBSError
+		if err == nil || !errors.As(err, &pe) || pe.Code != model.PBSEStaleDefaults || attempt == 3 {
+			return req, quiet, id, err
+		}
+		applied = pe.Msg
+		if defaults, err = parseDefaultQsubArguments(applied); err != nil {
+			return nil, false, "", err
+		}
 	}
-	if strings.TrimSpace(info.DefaultQsubArguments) == "" {
+}
+
+// parseDefaultQsubArguments parses the server's default_qsub_arguments
+// with qsub's own grammar (nil when there are none).
+func parseDefaultQsubArguments(value string) (*qsubOpts, error) {
+	if strings.TrimSpace(value) == "" {
 		return nil, nil
 	}
-	words, err := splitWords(info.DefaultQsubArguments)
+	words, err := splitWords(value)
 	if err != nil {
 		return nil, fmt.Errorf("default_qsub_arguments: %w", err)
 	}
 	o, _, err := parseQsubWords(words)
 	if err != nil {
-		return nil, fmt.Errorf("default_qsub_arguments %q: %w", info.DefaultQsubArguments, err)
+		return nil, fmt.Errorf("default_qsub_arguments %q: %w", value, err)
 	}
 	return o, nil
 }

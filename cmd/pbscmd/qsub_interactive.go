@@ -29,6 +29,7 @@ const interactiveHello = 10 * time.Second
 // (server/api/interactive.go), then ties the terminal to the job's shell.
 type interactiveWait struct {
 	ln     net.Listener
+	addr   string // host:port as sent in the submission
 	cookie string
 }
 
@@ -51,6 +52,7 @@ func listenInteractive(env *Env, req *api.SubmitRequest) (*interactiveWait, erro
 	it := &interactiveWait{ln: ln, cookie: hex.EncodeToString(secret)}
 	req.Interactive = net.JoinHostPort(host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
 	req.InteractiveCookie = it.cookie
+	it.addr = req.Interactive
 	return it, nil
 }
 

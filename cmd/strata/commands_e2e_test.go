@@ -131,5 +131,13 @@ func TestDefaultQsubArguments(t *testing.T) {
 	if j["Job_Name"] != "fromscript" || str(j["Priority"]) != "1" || str(j["Resource_List"].(map[string]any)["walltime"]) != "00:07:00" {
 		t.Errorf("precedence wrong: name %v priority %v list %v", j["Job_Name"], j["Priority"], j["Resource_List"])
 	}
-	c.must("qdel", plain, layered)
+	// qsub learns the defaults from the refusal of a stale submission
+	// (one round trip when they are unchanged): once unset, they stop
+	// applying at once.
+	c.must("qmgr", "-c", "unset server default_qsub_arguments")
+	bare := c.submit("true\n", "-h")
+	if j = c.job(bare); j["Job_Name"] == "fromdefault" || str(j["Priority"]) == "5" {
+		t.Errorf("unset defaults still applied: %v %v", j["Job_Name"], j["Priority"])
+	}
+	c.must("qdel", plain, layered, bare)
 }

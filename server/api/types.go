@@ -65,6 +65,12 @@ type SubmitRequest struct {
 	// InteractiveCookie the secret the agent must present there.
 	Interactive       string `json:"interactive,omitempty"`
 	InteractiveCookie string `json:"interactive_cookie,omitempty"`
+	// DefaultArgs is the server's default_qsub_arguments as qsub applied
+	// them. When set and no longer the server's value, the server refuses
+	// with model.PBSEStaleDefaults carrying its value, and qsub rebuilds
+	// the request: qsub learns the defaults without a round trip of its
+	// own. Nil (other clients) skips the check.
+	DefaultArgs *string `json:"default_qsub_arguments,omitempty"`
 }
 
 // SubmitResponse returns the new job's id.

@@ -100,27 +100,63 @@ func daemonCommands() []*cli.Command {
 	return out
 }
 
-// strataManPage renders strata(8) with urfave/cli's ToMan from the same
-// definitions as --help.
+// strataManPage renders strata(8) from the same urfave/cli definitions as
+// --help, with the roff writer of the PBS pages (urfave's ToMan would pull
+// a markdown renderer into every process of the multi-call binary; the
+// build leaves it out with urfave_cli_no_docs).
 func strataManPage() (string, error) {
 	var names []string
 	for _, m := range pbscmd.Manuals() {
 		names = append(names, fmt.Sprintf("%s(%d)", m.Name, m.Section))
 	}
-	app := &cli.App{
-		Name:  "strata",
-		Usage: "a PBS-compatible batch scheduler with AOE provisioning",
-		Description: "strata is one binary: the server, the node agent (mom), the cluster PKI, operator tools, " +
-			"the local-cluster tool and, when called through a link named like one, every PBS command. " +
-			"Run under systemd (JOURNAL_STREAM set), strata server and strata mom log to the journal with priorities and without timestamps. " +
-			"See also " + strings.Join(names, ", ") + ", and docs/deploy.md.",
-		Version:  api.PBSVersion,
-		Commands: daemonCommands(),
-		// ToMan lists global flags; help and version are the only ones.
-		HideHelp: true,
+	var b strings.Builder
+	fmt.Fprintf(&b, ".TH STRATA 8 \"\" \"Strata %s\" \"Strata administration\"\n", roffEscape(api.PBSVersion))
+	b.WriteString(".SH NAME\nstrata \\- a PBS\\-compatible batch scheduler with AOE provisioning\n")
+	b.WriteString(".SH SYNOPSIS\n.B strata\n[\\fB\\-\\-version\\fP] \\fIcommand\\fP [\\fIoptions\\fP]\n")
+	b.WriteString(".SH DESCRIPTION\n")
+	b.WriteString(roffLine("strata is one binary: the server, the node agent (mom), the cluster PKI, operator tools, "+
+		"the local-cluster tool and, when called through a link named like one, every PBS command. "+
+		"Run under systemd (JOURNAL_STREAM set), strata server and strata mom log to the journal with priorities and without timestamps. "+
+		"See also "+strings.Join(names, ", ")+", and docs/deploy.md.") + "\n")
+	b.WriteString(".SH GLOBAL OPTIONS\n.TP\n\\fB\\-\\-version\\fP, \\fB\\-v\\fP\nprint the version\n")
+	b.WriteString(".SH COMMANDS\n")
+	var walk func(prefix string, cmds []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			if c.Hidden {
+				continue
+			}
+			name := strings.TrimSpace(prefix + " " + c.Name)
+			fmt.Fprintf(&b, ".SS %s\n%s\n", roffEscape(name), roffLine(c.Usage))
+			for _, f := range c.Flags {
+				fmt.Fprintf(&b, ".TP\n%s\n%s\n", roffFlag(f), roffLine(flagUsage(f)))
+			}
+			walk(name, c.Subcommands)
+		}
 	}
-	app.Setup()
-	return app.ToManWithSection(8)
+	walk("", daemonCommands())
+	return b.String(), nil
+}
+
+// roffFlag is a flag's names in bold, "\fB--name\fP, \fB-n\fP".
+func roffFlag(f cli.Flag) string {
+	var parts []string
+	for _, n := range f.Names() {
+		dash := "--"
+		if len(n) == 1 {
+			dash = "-"
+		}
+		parts = append(parts, `\fB`+roffEscape(dash+n)+`\fP`)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// flagUsage is a flag's help text.
+func flagUsage(f cli.Flag) string {
+	if d, ok := f.(cli.DocGenerationFlag); ok {
+		return d.GetUsage()
+	}
+	return ""
 }
 
 // pbsManPage renders one PBS command's page in roff.

@@ -39,24 +39,26 @@ func TestManPagesListTheCommandsOptions(t *testing.T) {
 	}
 
 	page := readPage(t, dir, "strata", 8)
-	// urfave's ToMan writes each flag as \fB--name\fP or \fB-x\fP (md2man); read
-	// back the flag entries.
+	// Each flag entry is "\fB\-\-name\fP, \fB\-n\fP" (roff-escaped
+	// dashes); read the entries back, every name of each.
 	entries := map[string]bool{}
-	for _, sm := range regexp.MustCompile(`(?m)^\\fB--?([A-Za-z][A-Za-z0-9-]*)`).FindAllStringSubmatch(page, -1) {
-		entries[sm[1]] = true
+	for _, sm := range regexp.MustCompile(`\\fB((?:\\-){1,2}[A-Za-z][A-Za-z0-9\\-]*)\\fP`).FindAllStringSubmatch(page, -1) {
+		entries[strings.TrimLeft(strings.ReplaceAll(sm[1], `\-`, "-"), "-")] = true
 	}
 	flags := map[string]bool{}
 	var walk func([]*cli.Command)
 	walk = func(cmds []*cli.Command) {
 		for _, c := range cmds {
 			for _, f := range c.Flags {
-				flags[f.Names()[0]] = true
+				for _, n := range f.Names() {
+					flags[n] = true
+				}
 			}
 			walk(c.Subcommands)
 		}
 	}
 	walk(daemonCommands())
-	flags["version"] = true // the app's own
+	flags["version"], flags["v"] = true, true // the app's own
 	var missing, extra []string
 	for f := range flags {
 		if !entries[f] {

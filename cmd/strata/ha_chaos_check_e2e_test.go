@@ -191,7 +191,8 @@ func chaosAccounting(t *testing.T, c *cluster, jobs map[string]map[string]any) (
 	}
 	sort.Strings(names)
 	// Servers write on their own schedule (and a restarted one catches
-	// up): wait until the files agree, then judge them.
+	// up): wait until the files agree and hold the end of every finished
+	// job (the last ones may end just before this reads), then judge them.
 	var logs map[string][]string
 	pollFor(60*time.Second, func() bool {
 		logs = map[string][]string{}
@@ -200,6 +201,17 @@ func chaosAccounting(t *testing.T, c *cluster, jobs map[string]map[string]any) (
 		}
 		for _, n := range names[1:] {
 			if len(logs[n]) != len(logs[names[0]]) {
+				return false
+			}
+		}
+		ended := map[string]bool{}
+		for _, l := range logs[names[0]] {
+			if parts := strings.SplitN(l, ";", 4); len(parts) == 4 && parts[1] == "E" {
+				ended[parts[2]] = true
+			}
+		}
+		for id := range jobs {
+			if !ended[id] {
 				return false
 			}
 		}

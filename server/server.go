@@ -21,6 +21,7 @@ import (
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/pki"
 	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/server/metrics"
 )
 
 // Server is one Strata server process.
@@ -43,6 +44,8 @@ type Server struct {
 	// leadEnd is closed when the current leadership ends (peers.go).
 	leadMu  sync.Mutex
 	leadEnd chan struct{}
+	// metrics is this process's Prometheus registry (metrics_addr).
+	metrics *metrics.Metrics
 }
 
 // New prepares a server logging to logOut with timestamps; Run starts it.
@@ -76,7 +79,8 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fsm.OnEvents(evlog.submit)
+	s.metrics = s.newMetrics()
+	fsm.OnEvents(func(evs []model.LogEvent) { s.metrics.ObserveEvents(evs); evlog.submit(evs) })
 	go evlog.run(ctx)
 	certs, err := pki.NewSource(s.cfg.TLS.Files())
 	if err != nil {
@@ -119,7 +123,7 @@ func (s *Server) Run(ctx context.Context) error {
 	lim := s.cfg.Limits.withDefaults()
 	tcpLn = newHandshakeListener(tcpLn, certs.ServerConfig(tls.VerifyClientCertIfGiven, pki.RoleAgent, pki.RoleServer),
 		lim.ReadHeaderTimeout.Duration, lim.MaxConnsPerHost, s.logger)
-	srv := &http.Server{Handler: s.routes(), ConnContext: saveConn, ErrorLog: s.logger}
+	srv := &http.Server{Handler: s.metrics.Middleware(s.routes()), ConnContext: saveConn, ErrorLog: s.logger}
 	hardenHTTP(srv, s.cfg.Limits, s.logger) // timeouts and per-caller caps (limits.go)
 	errc := make(chan error, 2)
 	for _, ln := range []net.Listener{unixLn, tcpLn} {
@@ -129,6 +133,11 @@ func (s *Server) Run(ctx context.Context) error {
 	s.logger.Printf("server %s: api on %s and %s, raft on %s", s.cfg.Name, s.cfg.Socket, s.cfg.APIAddr, s.cfg.RaftAddr)
 
 	go s.watchLeadership(ctx)
+	if err := s.serveMetrics(ctx); err != nil {
+		srv.Close()
+		os.Remove(s.cfg.Socket)
+		return err
+	}
 	go s.accountingLoop(ctx)
 
 	select {
@@ -180,7 +189,9 @@ func (s *Server) apply(cmd raftstore.Command) (any, error) {
 	if _, isConfig := cmd.(*raftstore.SetServerConfig); !isConfig && !s.state().Configured() {
 		return nil, &model.PBSError{Code: model.PBSENotLeader, Msg: "Server is not ready yet"}
 	}
+	start := time.Now()
 	resp, err := s.node.Apply(cmd, 10*time.Second)
+	s.metrics.ObserveApply(time.Since(start))
 	if errors.Is(err, raftstore.ErrNotLeader) {
 		return nil, model.Err(model.PBSENotLeader)
 	}

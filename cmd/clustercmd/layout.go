@@ -33,7 +33,10 @@ type Process struct {
 	Addr   string `json:"address"`
 	// Socket is a server's Unix socket.
 	Socket string `json:"socket,omitempty"`
-	Log    string `json:"log"`
+	// Metrics is the loopback address of the process's Prometheus
+	// metrics (metrics_addr); empty in clusters made before it existed.
+	Metrics string `json:"metrics,omitempty"`
+	Log     string `json:"log"`
 }
 
 func layoutPath(dir string) string { return filepath.Join(dir, "cluster.json") }

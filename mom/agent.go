@@ -44,6 +44,9 @@ type Agent struct {
 	inWork   map[string]bool
 	workSeen bool
 	pending  []pendingEvent
+
+	// metrics is the agent's registry (metrics.go).
+	metrics *agentMetrics
 }
 
 // record is the agent's view of one run of a job.
@@ -89,6 +92,7 @@ func New(cfg *Config, client *api.Client, logger *log.Logger) (*Agent, error) {
 		inWork:     map[string]bool{},
 	}
 	a.hooks = newHookStore(cfg.Spool, logger)
+	a.metrics = newAgentMetrics(a)
 	return a, nil
 }
 
@@ -111,6 +115,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	a.bgCtx, a.bgWG = ctx, &wg
 	if err := a.recover(ctx, &wg); err != nil {
+		return err
+	}
+	if err := a.serveMetrics(ctx); err != nil {
 		return err
 	}
 	registered := make(chan struct{})

@@ -89,6 +89,9 @@ type Config struct {
 	// Transfer is how job files reach other hosts: the [ssh] table and
 	// the [[usecp]] mappings (stage_config.go, docs/staging.md).
 	Transfer TransferConfig
+	// MetricsAddr is where the agent serves Prometheus metrics over
+	// plain HTTP at /metrics; empty: off. TOML: metrics_addr.
+	MetricsAddr string
 	// ShepherdCommand is the command line that starts a shepherd; the
 	// shepherd's own arguments are appended. Not read from TOML. Default:
 	// this executable with the "mom-shepherd" subcommand.
@@ -129,6 +132,7 @@ type fileConfig struct {
 	SSH               fileSSH        `toml:"ssh"`
 	UseCP             []UseCP        `toml:"usecp"`
 	TransferTimeout   string         `toml:"transfer_timeout"`
+	MetricsAddr       string         `toml:"metrics_addr"`
 }
 
 // fileCgroups is the [cgroups] table.
@@ -257,6 +261,7 @@ func (fc *fileConfig) apply(cfg *Config, md toml.MetaData) error {
 	set(&cfg.CurrentAOE, fc.CurrentAOE)
 	set(&cfg.AOEFile, fc.AOEFile)
 	set(&cfg.BootIDFile, fc.BootIDFile)
+	set(&cfg.MetricsAddr, fc.MetricsAddr)
 	cfg.RebootCommand = fc.RebootCommand
 	cfg.SortPriority = fc.SortPriority
 	cfg.ProvisionEnable = fc.ProvisionEnable

@@ -41,6 +41,7 @@ func (a *Agent) register(ctx context.Context) (*api.RegisterResponse, bool) {
 	for {
 		req := a.registerRequest()
 		resp, err := a.client.Register(ctx, req)
+		a.metrics.contact(false, err)
 		if ctx.Err() != nil {
 			return nil, false
 		}
@@ -70,6 +71,7 @@ func (a *Agent) heartbeat(ctx context.Context, interval time.Duration) bool {
 		case <-t.C:
 		}
 		err := a.client.Heartbeat(ctx, &api.HeartbeatRequest{Host: a.cfg.Host, BootID: a.announcedBootID()})
+		a.metrics.contact(true, err)
 		if ctx.Err() != nil {
 			return false
 		}

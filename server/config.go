@@ -28,6 +28,10 @@ type Config struct {
 	APIAddr string `toml:"api_addr"`
 	// RaftAddr is the Raft transport address.
 	RaftAddr string `toml:"raft_addr"`
+	// MetricsAddr is where Prometheus metrics are served over plain HTTP
+	// at /metrics (server/metrics, docs/metrics.md); empty: off. Counts
+	// only, no names; bind it to loopback or a management network.
+	MetricsAddr string `toml:"metrics_addr"`
 	// TLS is the cluster PKI: this server's certificate (server role)
 	// serves the TCP API and Raft, and the CA bundle verifies agents and
 	// other servers.

@@ -53,11 +53,14 @@ func (s *Server) cycle() error {
 	if !cfg.Scheduling {
 		return nil
 	}
+	start := time.Now()
 	in := schedglue.Input(snap, s.now().Unix())
 	plan, cmd := s.planWithRunjobHooks(&cfg, snap, in)
 	if plan.Empty() && len(cmd.Comments) == 0 {
+		s.metrics.ObserveCycle(time.Since(start), len(in.Queued), 0)
 		return nil
 	}
+	defer func() { s.metrics.ObserveCycle(time.Since(start), len(in.Queued), len(cmd.Runs)) }()
 	for _, e := range plan.Estimates {
 		if e.Top {
 			s.logger.Printf("%s;%s", e.JobID, e.Note())

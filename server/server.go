@@ -22,6 +22,7 @@ import (
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/pki"
 	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/server/metrics"
 )
 
 // Server is one Strata server process.
@@ -49,6 +50,8 @@ type Server struct {
 	leadEnd chan struct{}
 	// members are the servers' announcements to this leader (levels.go).
 	members memberLevels
+	// metrics is this process's Prometheus registry (metrics_addr).
+	metrics *metrics.Metrics
 }
 
 // New prepares a server logging to logOut with timestamps; Run starts it.
@@ -82,7 +85,8 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fsm.OnEvents(evlog.submit)
+	s.metrics = s.newMetrics()
+	fsm.OnEvents(func(evs []model.LogEvent) { s.metrics.ObserveEvents(evs); evlog.submit(evs) })
 	go evlog.run(ctx)
 	if err := s.openMunge(); err != nil { // remote commands (remoteauth.go)
 		return err
@@ -128,7 +132,7 @@ func (s *Server) Run(ctx context.Context) error {
 	lim := s.cfg.Limits.withDefaults()
 	tcpLn = newHandshakeListener(tcpLn, certs.ServerConfig(tls.VerifyClientCertIfGiven, pki.RoleAgent, pki.RoleSimulator, pki.RoleServer),
 		lim.ReadHeaderTimeout.Duration, lim.MaxConnsPerHost, s.logger)
-	srv := &http.Server{Handler: s.routes(), ConnContext: saveConn, ErrorLog: s.logger}
+	srv := &http.Server{Handler: s.metrics.Middleware(s.routes()), ConnContext: saveConn, ErrorLog: s.logger}
 	hardenHTTP(srv, s.cfg.Limits, s.logger) // timeouts and per-caller caps (limits.go)
 	errc := make(chan error, 2)
 	for _, ln := range []net.Listener{unixLn, tcpLn} {
@@ -139,6 +143,11 @@ func (s *Server) Run(ctx context.Context) error {
 
 	go s.watchLeadership(ctx)
 	go s.announceLoop(ctx) // levels.go
+	if err := s.serveMetrics(ctx); err != nil {
+		srv.Close()
+		os.Remove(s.cfg.Socket)
+		return err
+	}
 	go s.accountingLoop(ctx)
 
 	select {
@@ -190,7 +199,9 @@ func (s *Server) apply(cmd raftstore.Command) (any, error) {
 	if _, isConfig := cmd.(*raftstore.SetServerConfig); !isConfig && !s.state().Configured() {
 		return nil, &model.PBSError{Code: model.PBSENotLeader, Msg: "Server is not ready yet"}
 	}
+	start := time.Now()
 	resp, err := s.node.Apply(cmd, 10*time.Second)
+	s.metrics.ObserveApply(time.Since(start))
 	if errors.Is(err, raftstore.ErrNotLeader) {
 		return nil, model.Err(model.PBSENotLeader)
 	}

@@ -171,6 +171,10 @@ func create(dir, name string, servers, moms, ncpus int, mem string, extra []byte
 	for i := 1; i <= moms; i++ {
 		host := fmt.Sprintf("node%d", i)
 		momDir := filepath.Join(dir, host)
+		metrics, err := freePort()
+		if err != nil {
+			return nil, err
+		}
 		if err := os.MkdirAll(filepath.Join(momDir, "tmp"), 0o1777); err != nil {
 			return nil, err
 		}
@@ -184,11 +188,12 @@ tmpdir = %q
 kill_delay = "2s"
 heartbeat_interval = "1s"
 usage_interval = "2s"
+metrics_addr = %q
 
 [resources]
 ncpus = %d
 mem = %q
-`, serverKey, agentTLS(dir, host), host, filepath.Join(momDir, "spool"), filepath.Join(momDir, "tmp"), ncpus, mem)
+`, serverKey, agentTLS(dir, host), host, filepath.Join(momDir, "spool"), filepath.Join(momDir, "tmp"), metrics, ncpus, mem)
 		// Provisioning hook point (reboot.go): top-level keys must come
 		// before the [resources] table.
 		if exe, err := os.Executable(); err == nil {
@@ -201,7 +206,7 @@ mem = %q
 		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 			return nil, err
 		}
-		l.Procs = append(l.Procs, Process{Name: host, Role: "mom", Config: path, Addr: host, Log: filepath.Join(dir, host+".log")})
+		l.Procs = append(l.Procs, Process{Name: host, Role: "mom", Config: path, Addr: host, Metrics: metrics, Log: filepath.Join(dir, host+".log")})
 	}
 	return l, l.save(dir)
 }
@@ -239,6 +244,16 @@ export STRATA_SOCKET=%q
 export PBS_SERVER=%q
 export STRATA_CLUSTER_DIR=%q
 `, dir, bin, l.sockets(), l.ServerName, dir)
+	// The servers' Prometheus endpoints (docs/metrics.md), comma-separated.
+	var metrics []string
+	for _, p := range l.servers() {
+		if p.Metrics != "" {
+			metrics = append(metrics, "http://"+p.Metrics+"/metrics")
+		}
+	}
+	if len(metrics) > 0 {
+		env += fmt.Sprintf("export STRATA_METRICS=%q\n", strings.Join(metrics, ","))
+	}
 	return os.WriteFile(filepath.Join(dir, "env"), []byte(env), 0o644)
 }
 

@@ -35,7 +35,10 @@ type Process struct {
 	Addr   string `json:"address"`
 	// Socket is a server's Unix socket.
 	Socket string `json:"socket,omitempty"`
-	Log    string `json:"log"`
+	// Metrics is the loopback address of the process's Prometheus
+	// metrics (metrics_addr); empty in clusters made before it existed.
+	Metrics string `json:"metrics,omitempty"`
+	Log     string `json:"log"`
 	// Args follow --config on the command line; Hosts is how many hosts
 	// an agent process carries (strata mom --simulate; 0 means one).
 	Args  []string `json:"args,omitempty"`

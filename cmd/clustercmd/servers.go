@@ -18,7 +18,7 @@ import (
 // [[peer]] tables, each server with its own server-role certificate
 // (DIR/tls/server-serverI.pem) for the mutual TLS of Raft and forwarding.
 func createServers(dir, name string, n int, extra []byte) ([]Process, error) {
-	type srv struct{ name, dir, api, raft, sock string }
+	type srv struct{ name, dir, api, raft, sock, metrics string }
 	var srvs []srv
 	for i := 1; i <= n; i++ {
 		api, err := freePort()
@@ -29,7 +29,11 @@ func createServers(dir, name string, n int, extra []byte) ([]Process, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := srv{name: fmt.Sprintf("server%d", i), api: api, raft: raft}
+		metrics, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		s := srv{name: fmt.Sprintf("server%d", i), api: api, raft: raft, metrics: metrics}
 		s.dir = filepath.Join(dir, s.name)
 		s.sock = filepath.Join(s.dir, "strata.sock")
 		srvs = append(srvs, s)
@@ -61,13 +65,14 @@ name = %q
 socket = %q
 api_addr = %q
 raft_addr = %q
+metrics_addr = %q
 %s
 fast_raft = true
 allow_root_jobs = true
 heartbeat_interval = "1s"
 node_down_after = "5s"
 node_fail_requeue = "30s"
-`, name, nodeID, filepath.Join(s.dir, "data"), s.sock, s.api, s.raft, tlsLine)
+`, name, nodeID, filepath.Join(s.dir, "data"), s.sock, s.api, s.raft, s.metrics, tlsLine)
 		if len(extra) > 0 {
 			conf += "\n# Appended from --server-config.\n" + string(extra) + "\n"
 		}
@@ -77,7 +82,7 @@ node_fail_requeue = "30s"
 		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 			return nil, err
 		}
-		procs = append(procs, Process{Name: s.name, Role: "server", Config: path, Addr: s.api, Socket: s.sock, Log: filepath.Join(dir, s.name+".log")})
+		procs = append(procs, Process{Name: s.name, Role: "server", Config: path, Addr: s.api, Socket: s.sock, Metrics: s.metrics, Log: filepath.Join(dir, s.name+".log")})
 	}
 	return procs, nil
 }

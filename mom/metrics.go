@@ -1,0 +1,121 @@
+package mom
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// agentMetrics is the agent's Prometheus registry (one per agent process,
+// no global default registry): its contact with the server and the jobs
+// it supervises, served on metrics_addr (docs/metrics.md).
+type agentMetrics struct {
+	reg *prometheus.Registry
+	// lastContact is when the server last accepted a registration or a
+	// heartbeat (unix nanoseconds; 0: never).
+	lastContact atomic.Int64
+	beats       *prometheus.CounterVec
+}
+
+var (
+	descBeatAge = prometheus.NewDesc("strata_agent_heartbeat_age_seconds", "Seconds since the server last accepted this agent's registration or heartbeat (absent before the first).", nil, nil)
+	descRunning = prometheus.NewDesc("strata_agent_jobs_running", "Job runs this agent supervises that have not ended.", nil, nil)
+	descAgentUp = prometheus.NewDesc("strata_agent_info", "Always 1; host labels the agent's host name.", []string{"host"}, nil)
+)
+
+func newAgentMetrics(a *Agent) *agentMetrics {
+	m := &agentMetrics{reg: prometheus.NewRegistry()}
+	m.beats = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "strata_agent_heartbeats_total",
+		Help: "Heartbeats sent to the server, by outcome (ok, error).",
+	}, []string{"outcome"})
+	m.beats.WithLabelValues("ok")
+	m.beats.WithLabelValues("error")
+	m.reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.beats,
+		&agentCollector{a: a, m: m},
+	)
+	return m
+}
+
+// contact records the outcome of a registration or heartbeat.
+func (m *agentMetrics) contact(heartbeat bool, err error) {
+	if m == nil {
+		return
+	}
+	if err == nil {
+		m.lastContact.Store(time.Now().UnixNano())
+	}
+	if heartbeat {
+		outcome := "ok"
+		if err != nil {
+			outcome = "error"
+		}
+		m.beats.WithLabelValues(outcome).Inc()
+	}
+}
+
+// agentCollector reads the agent's state at scrape time.
+type agentCollector struct {
+	a *Agent
+	m *agentMetrics
+}
+
+func (c *agentCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descBeatAge
+	ch <- descRunning
+	ch <- descAgentUp
+}
+
+func (c *agentCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(descAgentUp, prometheus.GaugeValue, 1, c.a.cfg.Host)
+	if last := c.m.lastContact.Load(); last != 0 {
+		ch <- prometheus.MustNewConstMetric(descBeatAge, prometheus.GaugeValue, time.Since(time.Unix(0, last)).Seconds())
+	}
+	c.a.mu.Lock()
+	running := 0
+	for _, r := range c.a.jobs {
+		if r.result == nil {
+			running++
+		}
+	}
+	c.a.mu.Unlock()
+	ch <- prometheus.MustNewConstMetric(descRunning, prometheus.GaugeValue, float64(running))
+}
+
+// serveMetrics serves /metrics on metrics_addr over plain HTTP until ctx
+// ends; the page carries counts only, no job names or owners.
+func (a *Agent) serveMetrics(ctx context.Context) error {
+	if a.cfg.MetricsAddr == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", a.cfg.MetricsAddr)
+	if err != nil {
+		return fmt.Errorf("listen on metrics_addr %s: %w", a.cfg.MetricsAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(a.metrics.reg, promhttp.HandlerOpts{Registry: a.metrics.reg}))
+	srv := &http.Server{Handler: mux, ErrorLog: a.logger, ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.logger.Printf("metrics: %v", err)
+		}
+	}()
+	a.logger.Printf("metrics on http://%s/metrics", ln.Addr())
+	return nil
+}

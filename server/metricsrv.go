@@ -1,0 +1,88 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/strata-hpc/strata/raftstore"
+	"github.com/strata-hpc/strata/server/metrics"
+)
+
+// newMetrics builds this process's registry over its state and Raft node
+// (both read at scrape time; the node exists once Run opened it).
+func (s *Server) newMetrics() *metrics.Metrics {
+	return metrics.New(metrics.Deps{
+		State: func() *raftstore.StateSnapshot {
+			if s.fsm == nil {
+				return nil
+			}
+			return s.state()
+		},
+		IsLeader: func() bool { return s.node != nil && s.node.IsLeader() },
+		RaftStats: func() map[string]string {
+			if s.node == nil {
+				return nil
+			}
+			return s.node.Raft.Stats()
+		},
+	})
+}
+
+// Metrics is the server's registry (tests scrape it without a listener).
+func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
+
+// serveMetrics counts leader changes and, when metrics_addr is set, serves
+// /metrics there over plain HTTP until ctx ends. The endpoint carries
+// counts only (docs/metrics.md), so it needs no credentials; where it
+// listens is the operator's choice (loopback by default in the local
+// cluster).
+func (s *Server) serveMetrics(ctx context.Context) error {
+	obs := make(chan raft.Observation, 4)
+	observer := raft.NewObserver(obs, false, func(o *raft.Observation) bool {
+		_, ok := o.Data.(raft.LeaderObservation)
+		return ok
+	})
+	s.node.Raft.RegisterObserver(observer)
+	go func() {
+		defer s.node.Raft.DeregisterObserver(observer)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-obs:
+				s.metrics.LeaderChanged()
+			}
+		}
+	}()
+	if s.cfg.MetricsAddr == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", s.cfg.MetricsAddr)
+	if err != nil {
+		return fmt.Errorf("listen on metrics_addr %s: %w", s.cfg.MetricsAddr, err)
+	}
+	// Its own mux and listener: nothing of the authenticated API is
+	// reachable here (TestRouteLabelsBounded checks), and the API's
+	// authorization matrix covers the API mux only.
+	only := http.NewServeMux()
+	only.Handle("GET /metrics", s.metrics.Handler())
+	srv := &http.Server{Handler: only, ErrorLog: s.logger, ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.logger.Printf("metrics: %v", err)
+		}
+	}()
+	s.logger.Printf("server %s: metrics on http://%s/metrics", s.cfg.Name, ln.Addr())
+	return nil
+}

@@ -120,6 +120,8 @@ func startJoiningServer(t *testing.T, c *cluster, name, bin string) (string, str
 			l = fmt.Sprintf("api_addr = %q", api4)
 		case "raft_addr":
 			l = fmt.Sprintf("raft_addr = %q", raft4)
+		case "metrics_addr":
+			l = `metrics_addr = "127.0.0.1:0"` // server3's own is taken
 		case "tls":
 			l = fmt.Sprintf("tls = { ca_file = %q, cert_file = %q, key_file = %q }", filepath.Join(td, "ca.pem"), cert, key)
 		}

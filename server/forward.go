@@ -80,6 +80,9 @@ func (s *Server) leaderAPI() string {
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, id *Identity) error {
 	addr := s.leaderAPI()
 	if addr == "" {
+		if id, _ := s.node.Leader(); id != "" && id != s.node.ID {
+			return &model.PBSError{Code: model.PBSENotLeader, Msg: "The leader's API address is not known yet; retry"}
+		}
 		return &model.PBSError{Code: model.PBSENotLeader, Msg: "No leader is known yet; retry"}
 	}
 	// The body is already in memory and bounded (limits.go), except a

@@ -46,7 +46,7 @@ func (s *Server) readBarrier(r *http.Request, id *Identity) error {
 		// which server leads, or that none does; list-peers reads the
 		// Raft configuration, not the state: always answered.
 		return nil
-	case len(s.cfg.Peers) < 2:
+	case s.lone():
 		// A lone server that does not lead yet has just started: its state
 		// is its last snapshot, without the log entries after it, so a job
 		// submitted since would read as unknown. Wait for its election
@@ -102,4 +102,12 @@ func (s *Server) waitLoneLeader(ctx context.Context) error {
 		}
 	}
 	return s.waitLeaderReady(ctx)
+}
+
+// lone reports whether this server is the only voter of its Raft
+// configuration (a one-server cluster), as Raft knows it: a server that
+// joined at run time may have no [[peer]] tables of its own.
+func (s *Server) lone() bool {
+	peers, err := s.node.Peers()
+	return err == nil && len(peers) < 2
 }

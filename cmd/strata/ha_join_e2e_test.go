@@ -43,14 +43,21 @@ func TestHAJoinNewServer(t *testing.T) {
 	// does not list it still forwards writes to it.
 	via1 := *c
 	via1.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+filepath.Join(c.dir, "server1", "strata.sock"))
-	waitFor(t, 20*time.Second, "server1 to know server4's API address", func() bool {
-		p := peerTable(&via1)["server4"]
+	// A follower (server2) knows it only from the replicated record (the
+	// leader also knows it from the announcement itself): wait for the
+	// record before leadership moves.
+	via2 := *c
+	via2.env = append(append([]string(nil), c.env...), "STRATA_SOCKET="+filepath.Join(c.dir, "server2", "strata.sock"))
+	waitFor(t, 20*time.Second, "the replicated record of server4's API address", func() bool {
+		p := peerTable(&via2)["server4"]
 		return len(p) > 4 && p[4] != "?"
 	})
 	c.must("strata", "operator", "raft", "transfer-leader", "--id", "server4")
-	waitFor(t, 10*time.Second, "server1 to see server4 lead", func() bool {
+	// Once server4 leads, server1 (a follower now) knows its address only
+	// from the replicated record the new leader writes.
+	waitFor(t, 20*time.Second, "server1 to see server4 lead, with its API address", func() bool {
 		p := peerTable(&via1)["server4"]
-		return len(p) > 2 && p[2] == "leader"
+		return len(p) > 4 && p[2] == "leader" && p[4] != "?"
 	})
 	id := via1.submit("#!/bin/sh\nexit 0\n", "-h")
 	t.Logf("server4 leads; %s submitted through server1 (forwarded to server4 at %s, learnt from replicated state)", id, peerTable(&via1)["server4"][4])

@@ -2,16 +2,14 @@ package mom
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/strata-hpc/strata/internal/metricshttp"
 )
 
 // agentMetrics is the agent's Prometheus registry (one per agent process,
@@ -99,23 +97,10 @@ func (a *Agent) serveMetrics(ctx context.Context) error {
 	if a.cfg.MetricsAddr == "" {
 		return nil
 	}
-	ln, err := net.Listen("tcp", a.cfg.MetricsAddr)
+	addr, err := metricshttp.Serve(ctx, a.cfg.MetricsAddr, promhttp.HandlerFor(a.metrics.reg, promhttp.HandlerOpts{Registry: a.metrics.reg}), a.logger)
 	if err != nil {
-		return fmt.Errorf("listen on metrics_addr %s: %w", a.cfg.MetricsAddr, err)
+		return err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(a.metrics.reg, promhttp.HandlerOpts{Registry: a.metrics.reg}))
-	srv := &http.Server{Handler: mux, ErrorLog: a.logger, ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-	}()
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			a.logger.Printf("metrics: %v", err)
-		}
-	}()
-	a.logger.Printf("metrics on http://%s/metrics", ln.Addr())
+	a.logger.Printf("metrics on http://%s/metrics", addr)
 	return nil
 }

@@ -2,14 +2,10 @@ package server
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
-	"time"
 
 	"github.com/hashicorp/raft"
 
+	"github.com/strata-hpc/strata/internal/metricshttp"
 	"github.com/strata-hpc/strata/raftstore"
 	"github.com/strata-hpc/strata/server/metrics"
 )
@@ -63,26 +59,13 @@ func (s *Server) serveMetrics(ctx context.Context) error {
 	if s.cfg.MetricsAddr == "" {
 		return nil
 	}
-	ln, err := net.Listen("tcp", s.cfg.MetricsAddr)
+	// Its own listener (internal/metricshttp): nothing of the
+	// authenticated API is reachable there (TestRouteLabelsBounded checks),
+	// and the API's authorization matrix covers the API mux only.
+	addr, err := metricshttp.Serve(ctx, s.cfg.MetricsAddr, s.metrics.Handler(), s.logger)
 	if err != nil {
-		return fmt.Errorf("listen on metrics_addr %s: %w", s.cfg.MetricsAddr, err)
+		return err
 	}
-	// Its own mux and listener: nothing of the authenticated API is
-	// reachable here (TestRouteLabelsBounded checks), and the API's
-	// authorization matrix covers the API mux only.
-	only := http.NewServeMux()
-	only.Handle("GET /metrics", s.metrics.Handler())
-	srv := &http.Server{Handler: only, ErrorLog: s.logger, ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-	}()
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.logger.Printf("metrics: %v", err)
-		}
-	}()
-	s.logger.Printf("server %s: metrics on http://%s/metrics", s.cfg.Name, ln.Addr())
+	s.logger.Printf("server %s: metrics on http://%s/metrics", s.cfg.Name, addr)
 	return nil
 }

@@ -42,6 +42,10 @@ type eventLog struct {
 	logger *log.Logger
 	in     chan []model.LogEvent
 	last   uint64 // highest entry index written
+	// file is the day's log, kept open between batches (opened again when
+	// the day changes); name is its base name.
+	file *os.File
+	name string
 }
 
 func openEventLog(dataDir, host string, mask func() int, logger *log.Logger) (*eventLog, error) {
@@ -65,6 +69,9 @@ func (l *eventLog) run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			if l.file != nil {
+				l.file.Close()
+			}
 			return
 		case evs := <-l.in:
 			if err := l.write(evs); err != nil {
@@ -76,13 +83,7 @@ func (l *eventLog) run(ctx context.Context) {
 
 func (l *eventLog) write(evs []model.LogEvent) error {
 	mask := l.mask()
-	files := map[string]*bufio.Writer{}
-	var opened []*os.File
-	defer func() {
-		for _, f := range opened {
-			f.Close()
-		}
-	}()
+	var w *bufio.Writer
 	last := l.last
 	for _, ev := range evs {
 		if ev.Index <= l.last {
@@ -93,20 +94,21 @@ func (l *eventLog) write(evs []model.LogEvent) error {
 			continue
 		}
 		t := time.Unix(ev.Time, 0).In(l.loc)
-		name := t.Format("20060102")
-		w, ok := files[name]
-		if !ok {
-			f, err := os.OpenFile(filepath.Join(l.dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if name := t.Format("20060102"); name != l.name || w == nil {
+			if w != nil {
+				if err := w.Flush(); err != nil {
+					return err
+				}
+			}
+			f, err := l.open(name)
 			if err != nil {
 				return err
 			}
-			opened = append(opened, f)
 			w = bufio.NewWriter(f)
-			files[name] = w
 		}
 		fmt.Fprintf(w, "%s;0x%04x;%s;%s;%s;%s\n", t.Format("01/02/2006 15:04:05"), ev.Type, l.daemon, ev.Class, ev.ID, oneLine(ev.Msg))
 	}
-	for _, w := range files {
+	if w != nil {
 		if err := w.Flush(); err != nil {
 			return err
 		}
@@ -116,6 +118,23 @@ func (l *eventLog) write(evs []model.LogEvent) error {
 		return os.WriteFile(filepath.Join(l.dir, eventLogState), []byte(strconv.FormatUint(last, 10)+"\n"), 0o644)
 	}
 	return nil
+}
+
+// open returns the file of day name, keeping it open for later batches.
+func (l *eventLog) open(name string) (*os.File, error) {
+	if l.file != nil && l.name == name {
+		return l.file, nil
+	}
+	if l.file != nil {
+		l.file.Close()
+		l.file = nil
+	}
+	f, err := os.OpenFile(filepath.Join(l.dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	l.file, l.name = f, name
+	return f, nil
 }
 
 // oneLine keeps a line a line: a message never carries a newline into the

@@ -118,7 +118,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	if err := a.serveMetrics(ctx); err != nil {
-		return err
+		// Metrics are an aid: a taken port must not stop the host from
+		// running jobs.
+		a.logger.Printf("metrics: %v; running without the metrics endpoint", err)
 	}
 	registered := make(chan struct{})
 	wg.Add(5)

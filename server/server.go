@@ -144,9 +144,9 @@ func (s *Server) Run(ctx context.Context) error {
 	go s.watchLeadership(ctx)
 	go s.announceLoop(ctx) // levels.go
 	if err := s.serveMetrics(ctx); err != nil {
-		srv.Close()
-		os.Remove(s.cfg.Socket)
-		return err
+		// Metrics are an aid: a taken port must not keep the cluster's
+		// state from being served.
+		s.logger.Printf("metrics: %v; serving without the metrics endpoint", err)
 	}
 	go s.accountingLoop(ctx)
 

@@ -110,6 +110,10 @@ type Reservation struct {
 	// pbs_rstat never lists it. Denied says the scheduler denied it.
 	Gone   int64 `json:"gone,omitempty"`
 	Denied bool  `json:"denied,omitempty"`
+
+	// Degradation, maintenance and job-specific reservations
+	// (resv_degrade.go).
+	ResvExtra
 }
 
 // Copy returns a deep copy.
@@ -120,6 +124,7 @@ func (r *Reservation) Copy() *Reservation {
 	c.AuthorizedUsers = append([]string(nil), r.AuthorizedUsers...)
 	c.Nodes = append([]ExecChunk(nil), r.Nodes...)
 	c.Occurrences = append([]int64(nil), r.Occurrences...)
+	c.ResvExtra = r.ResvExtra.copy()
 	return &c
 }
 

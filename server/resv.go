@@ -34,7 +34,7 @@ func (s *Server) handleResvSubmit(w http.ResponseWriter, r *http.Request, id *Id
 		return nil, &model.PBSError{Code: model.PBSENotLeader, Msg: "Server is not ready yet"}
 	}
 	cfg := snap.Config()
-	resv, err := buildResv(&req, id, &cfg, s.now().Unix())
+	resv, err := buildResvExtra(&req, id, &cfg, snap, s.now().Unix()) // resv_maint.go
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func buildResv(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerConfig
 	default:
 		return nil, badTimeSpec()
 	}
-	if dur <= 0 || end <= start || start < now-60 {
+	if dur <= 0 || end <= start || start < now {
 		return nil, badTimeSpec()
 	}
 	res["walltime"] = model.FormatDuration(dur)

@@ -51,10 +51,12 @@ func Rsub(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stdout, "pbs_version = %s\n", api.PBSVersion)
 		return 0
 	}
+	args, hosts := splitHostsOpt(args) // pbs_rsub_maint.go
 	req, wait, err := parseRsub(env, args)
 	if err != nil {
 		return reportUsage(env, "pbs_rsub", rsubUsage, err)
 	}
+	req.MaintHosts = hosts
 	s := newSession(env)
 	client, ok := s.client.(resvServer)
 	if !ok {
@@ -66,7 +68,7 @@ func Rsub(ctx context.Context, env *Env, args []string) int {
 		return reportResvErr(env, "pbs_rsub", err, "")
 	}
 	if wait == 0 {
-		fmt.Fprintf(env.Stdout, "%s UNCONFIRMED\n", id)
+		fmt.Fprintf(env.Stdout, "%s %s\n", id, submittedState(req))
 		return 0
 	}
 	state := waitResv(ctx, env, client, id, time.Duration(abs(wait))*time.Second)
@@ -172,7 +174,11 @@ func parseRsub(env *Env, args []string) (*api.ResvSubmitRequest, int64, error) {
 		case 'r':
 			req.RRule = v
 			req.TZ = env.getenv("PBS_TZID")
-		case 'G', 'H', 'm', 'M', 'q', 'W':
+		case 'W':
+			if err := parseRsubW(req, v); err != nil { // pbs_rsub_maint.go
+				return nil, 0, err
+			}
+		case 'G', 'H', 'm', 'M', 'q':
 			// Accepted so scripts work; group/host ACLs and mail are not
 			// implemented (docs/reservations.md).
 		}

@@ -18,6 +18,12 @@ type ResvSubmitRequest struct {
 	RRule      string   `json:"rrule,omitempty"`
 	TZ         string   `json:"tz,omitempty"` // PBS_TZID, needed with RRule
 	SubmitHost string   `json:"submit_host,omitempty"`
+	// MaintHosts is pbs_rsub --hosts: a maintenance reservation (managers).
+	MaintHosts []string `json:"maint_hosts,omitempty"`
+	// Qmove is -W qmove=<job>: an ASAP reservation for a queued job.
+	Qmove string `json:"qmove,omitempty"`
+	// DeleteIdleTime is -W delete_idle_time (seconds).
+	DeleteIdleTime int64 `json:"delete_idle_time,omitempty"`
 }
 
 // ResvSubmitResponse names the new reservation.

@@ -1,0 +1,60 @@
+package pbscmd
+
+import (
+	"strings"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/server/api"
+)
+
+// pbs_rsub's maintenance (--hosts) and job-specific (-W qmove) forms
+// (docs/reservations.md).
+
+// splitHostsOpt takes "--hosts h1 h2 ..." out of the arguments: the hosts
+// are the words after it up to the next option.
+func splitHostsOpt(args []string) (rest, hosts []string) {
+	for i := 0; i < len(args); i++ {
+		if args[i] != "--hosts" {
+			rest = append(rest, args[i])
+			continue
+		}
+		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			i++
+			hosts = append(hosts, args[i])
+		}
+	}
+	return rest, hosts
+}
+
+// parseRsubW reads one -W value: qmove=<job> and delete_idle_time=<secs or
+// [[HH:]MM:]SS>, comma-separated.
+func parseRsubW(req *api.ResvSubmitRequest, v string) error {
+	for _, kv := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok || val == "" {
+			return errIllegalOpt('W')
+		}
+		switch k {
+		case "qmove":
+			req.Qmove = val
+		case "delete_idle_time":
+			d, err := model.ParseDuration(val)
+			if err != nil || d <= 0 {
+				return errIllegalOpt('W')
+			}
+			req.DeleteIdleTime = d
+		default:
+			return errIllegalOpt('W')
+		}
+	}
+	return nil
+}
+
+// submittedState is what pbs_rsub prints after the id without -I: a
+// maintenance reservation is confirmed at once (PBS prints CONFIRMED).
+func submittedState(req *api.ResvSubmitRequest) string {
+	if len(req.MaintHosts) > 0 {
+		return "CONFIRMED"
+	}
+	return "UNCONFIRMED"
+}

@@ -1,0 +1,67 @@
+package raftstore
+
+import (
+	"fmt"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// Job-specific reservations (docs/reservations.md): pbs_rsub -W
+// qmove=<job> makes an ASAP reservation for a queued job, which is moved
+// into it when the scheduler confirms it; delete_idle_time deletes a
+// running reservation that has had no job for that long.
+
+// confirmJobResv completes the confirmation of r (a copy the caller
+// stores): an ASAP reservation takes the start the scheduler found, and
+// the job of a qmove reservation moves into its queue.
+func (w *writer) confirmJobResv(r *model.Reservation, d model.ResvDecision, now int64) {
+	if r.ASAP && d.Start > 0 {
+		r.Start, r.End = d.Start, d.Start+r.Duration
+	}
+	if r.QmoveJob == "" {
+		return
+	}
+	j := w.job(r.QmoveJob)
+	if j == nil || j.IsFinished() || j.IsRunning() {
+		r.Comment += fmt.Sprintf("; job %s could not be moved in: it is no longer queued", r.QmoveJob)
+		return
+	}
+	j = j.Copy()
+	j.Queue = r.Queue
+	j.Qtime, j.Mtime = now, now
+	w.note(j, now, "Job moved to queue %s: reservation %s confirmed", r.Queue, r.ID)
+	w.putJob(j)
+}
+
+// resvIdle is the idle check of a running reservation with
+// delete_idle_time: it notes when the reservation became empty, forgets it
+// when it has jobs again, and deletes it once it has been empty for
+// delete_idle_time. The leader proposes it; the FSM decides from the
+// state, so a new leader resumes the idle clock where it was.
+func (w *writer) resvIdle(r *model.Reservation, now int64) any {
+	if r.DeleteIdleTime <= 0 || r.State != model.ResvRunning {
+		return &ResvEventResult{}
+	}
+	empty := len(w.jobsInQueue(r.Queue)) == 0
+	switch {
+	case !empty && r.IdleSince != 0:
+		r = r.Copy()
+		r.IdleSince = 0
+		w.putResv(r)
+	case empty && r.IdleSince == 0:
+		r = r.Copy()
+		r.IdleSince = now
+		w.putResv(r)
+	case empty && now >= r.IdleSince+r.DeleteIdleTime:
+		why := fmt.Sprintf("Reservation %s deleted: idle for %d seconds (delete_idle_time)", r.ID, r.DeleteIdleTime)
+		w.dropResvProvisioning(r, now)
+		r = r.Copy()
+		r.State, r.Substate = model.ResvDeleted, model.ResvDeleted
+		r.Gone, r.Mtime = now, now
+		r.Comment = why
+		w.setResvQueue(r.Queue, false, false, true)
+		w.putResv(r)
+		return &ResvEventResult{Done: true}
+	}
+	return &ResvEventResult{}
+}

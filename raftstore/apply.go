@@ -391,6 +391,7 @@ func (w *writer) run(r *model.RunDecision, now int64) bool {
 	w.note(j, now, "Job Run at request of Scheduler on exec_vnode %s", j.ExecVnode(w.meta().Config.Defs))
 	w.provisionEnqueue(j, now) // provisioning hook point: R substate 71 when vnodes need it
 	w.putJob(j)
+	w.resvFromJob(j, now) // qsub -W create_resv_from_job (apply_resv_job.go)
 	if parent != nil {
 		w.subjobStarted(parent, j, now)
 	}

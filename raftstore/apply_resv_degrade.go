@@ -111,7 +111,7 @@ func (w *writer) degradeCheck(r *model.Reservation, maints []*model.Reservation,
 		} else {
 			r.State, r.Substate = model.ResvDegraded, sub
 		}
-		r.RetryAt = now
+		r.RetryAt = 0 // the next cycle tries (OpenPBS waits reserve_retry_time)
 		if rt := w.meta().Config.ReserveRetryTime; rt > 0 {
 			r.RetryAt = now + rt
 			if !running && r.Start > now && r.Start < r.RetryAt {

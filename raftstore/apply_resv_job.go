@@ -65,3 +65,53 @@ func (w *writer) resvIdle(r *model.Reservation, now int64) any {
 	}
 	return &ResvEventResult{}
 }
+
+// resvFromJob makes the reservation of a job submitted with -W
+// create_resv_from_job=true when it starts: its vnodes and amounts, from
+// now for its walltime, running at once, with the job moved into its
+// queue. A job without walltime gets none (the period would be unknown);
+// its comment says so.
+func (w *writer) resvFromJob(j *model.Job, now int64) {
+	if !j.CreateResvFromJob || model.IsResvQueue(j.Queue) {
+		return
+	}
+	dur, err := model.ParseDuration(j.ResourceList["walltime"])
+	if err != nil || dur <= 0 {
+		j = j.Copy()
+		j.Comment += "; no reservation created: the job has no walltime"
+		w.putJob(j)
+		return
+	}
+	users := []string{j.Owner}
+	r := &model.Reservation{
+		Name: j.Name, Owner: j.Owner, User: j.User,
+		Start: now, End: now + dur, Duration: dur,
+		ResourceList:    map[string]string{"select": j.Select.String(), "place": j.Place.String(), "walltime": model.FormatDuration(dur)},
+		Select:          j.Select,
+		Place:           j.Place,
+		AOE:             model.SelectAOE(j.Select),
+		AuthorizedUsers: users,
+	}
+	if n := j.ResourceList["ncpus"]; n != "" {
+		r.ResourceList["ncpus"] = n
+	}
+	id, _ := w.submitResv(&SubmitResv{Resv: r, Now: now}).(string)
+	r = w.resv(id)
+	if r == nil {
+		return
+	}
+	r = r.Copy()
+	r.Nodes = append([]model.ExecChunk(nil), j.Exec...)
+	r.State, r.Substate = model.ResvRunning, model.ResvRunning
+	r.Provisioned = true // the job's own start provisions its vnodes
+	r.QmoveJob = j.ID
+	r.DeleteIdleTime = model.DefaultDeleteIdleTime
+	r.Comment = fmt.Sprintf("Reservation created from job %s at %s", j.ID, pbsTime(now))
+	w.setResvQueue(r.Queue, true, true, false)
+	w.putResv(r)
+	j = j.Copy()
+	j.Queue = r.Queue
+	j.CreateResvFromJob = false
+	w.note(j, now, "Job moved to queue %s: reservation %s created from the job", r.Queue, r.ID)
+	w.putJob(j)
+}

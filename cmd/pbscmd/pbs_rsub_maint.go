@@ -1,6 +1,7 @@
 package pbscmd
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/strata-hpc/strata/model"
@@ -57,4 +58,19 @@ func submittedState(req *api.ResvSubmitRequest) string {
 		return "CONFIRMED"
 	}
 	return "UNCONFIRMED"
+}
+
+// writeResvExtra prints pbs_rstat -f's attributes of degraded and
+// job-specific reservations, with PBS's names: reserve_retry (the next
+// replacement attempt), reserve_job and delete_idle_time.
+func writeResvExtra(line func(k, v string), r *model.Reservation, ts func(int64) string) {
+	if r.RetryAt > 0 && r.Degraded() {
+		line("reserve_retry", ts(r.RetryAt))
+	}
+	if r.QmoveJob != "" {
+		line("reserve_job", r.QmoveJob)
+	}
+	if r.DeleteIdleTime > 0 {
+		line("delete_idle_time", strconv.FormatInt(r.DeleteIdleTime, 10))
+	}
 }

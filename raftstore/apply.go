@@ -330,7 +330,7 @@ func (w *writer) run(r *model.RunDecision, now int64) bool {
 	vnodes := map[string]*model.Vnode{}
 	for name, amounts := range need {
 		v := w.vnode(name)
-		if v == nil || v.State&model.Unavailable != 0 {
+		if v == nil || v.State&runBlockers(j) != 0 {
 			return false
 		}
 		if r.Exclusive && len(v.Jobs) > 0 {

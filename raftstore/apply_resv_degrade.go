@@ -225,3 +225,13 @@ func (w *writer) syncResvFlags() {
 		w.putVnode(v)
 	}
 }
+
+// runBlockers are the vnode states that keep job j from starting: a job of
+// a reservation may start on the reservation's resv-exclusive vnodes (the
+// scheduler placed it inside the reservation's own vnodes).
+func runBlockers(j *model.Job) model.NodeState {
+	if model.IsResvQueue(j.Queue) {
+		return model.Unavailable &^ model.NodeResvExclusive
+	}
+	return model.Unavailable
+}

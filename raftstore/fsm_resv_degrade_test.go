@@ -162,6 +162,16 @@ func TestResvExclusiveVnodesWhileRunning(t *testing.T) {
 	if s := h.snap().Vnode("n1").State; s.String() != "resv-exclusive" {
 		t.Errorf("running: vnode state %q", s)
 	}
+	// Its own jobs still start there; others do not.
+	in := testJob("in")
+	in.Queue = "R0"
+	inID := h.applyAt(&SubmitJob{Job: in, Now: 1001}, 1001).(string)
+	outID := h.applyAt(&SubmitJob{Job: testJob("out"), Now: 1001}, 1001).(string)
+	h.applyAt(&ApplyPlan{Now: 1002, Runs: []model.RunDecision{{JobID: outID, Exec: oneVnode("n1", 1)}}}, 1002)
+	h.applyAt(&ApplyPlan{Now: 1002, Runs: []model.RunDecision{{JobID: inID, Exec: oneVnode("n1", 1)}}}, 1002)
+	if !h.snap().Job(inID).IsRunning() || h.snap().Job(outID).IsRunning() {
+		t.Errorf("on a resv-exclusive vnode: own job %s, outside job %s", h.snap().Job(inID).State, h.snap().Job(outID).State)
+	}
 	h.applyAt(&ResvEvent{ID: id, Kind: ResvEventEnd, Now: 2000}, 2000)
 	if s := h.snap().Vnode("n1").State; s != 0 {
 		t.Errorf("after the end: vnode state %q", s)

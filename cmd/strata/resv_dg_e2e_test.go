@@ -235,6 +235,14 @@ func TestResvBugsFoundAgainstOpenPBS(t *testing.T) {
 	id, _ := c.rsub("-R", at(time.Now().Add(3*time.Second)), "-D", "600", "-l", "select=1:ncpus=1", "-l", "place=excl")
 	waitFor(t, 15*time.Second, "RN", func() bool { return c.resvAttr(id, "reserve_state") == "RESV_RUNNING" })
 	waitFor(t, 10*time.Second, "resv-exclusive", func() bool { return c.nodeState("node1") == "resv-exclusive" })
+	// Its own jobs still run there; a job outside does not.
+	in := c.submit("sleep 1000\n", "-q", strings.TrimSuffix(id, ".e2e"), "-l", "select=1:ncpus=1", "-l", "walltime=100")
+	c.waitState(in, 20*time.Second, "R")
+	out := c.submit("true\n", "-l", "select=1:ncpus=1", "-l", "walltime=10")
+	waitFor(t, 10*time.Second, "a comment on the job outside", func() bool { return str(c.job(out)["comment"]) != "" })
+	if st := str(c.job(out)["job_state"]); st != "Q" {
+		t.Errorf("a job outside ran on a resv-exclusive vnode: %s", st)
+	}
 	c.must("pbs_rdel", id)
-	waitFor(t, 10*time.Second, "free after the deletion", func() bool { return c.nodeState("node1") == "free" })
+	c.waitState(out, 30*time.Second, "F")
 }

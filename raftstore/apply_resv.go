@@ -29,8 +29,11 @@ func (w *writer) putResv(r *model.Reservation) {
 // it unconfirmed and creates its queue (enabled at confirmation, started
 // at the start time).
 func (w *writer) submitResv(c *SubmitResv) any {
-	if len(c.Resv.Hosts) > 0 {
+	switch {
+	case len(c.Resv.Hosts) > 0:
 		return w.submitMaintResv(c) // apply_resv_maint.go
+	case c.Resv.QmoveJob != "" && !c.Resv.ASAP:
+		return w.submitRunningJobResv(c) // pbs_rsub --job (apply_resv_job.go)
 	}
 	if c.Resv.Token != "" {
 		if raw, _ := w.txn.First(tableResvs, "token", c.Resv.Token); raw != nil {

@@ -82,15 +82,37 @@ func (w *writer) resvFromJob(j *model.Job, now int64) {
 		w.putJob(j)
 		return
 	}
-	users := []string{j.Owner}
+	w.jobResv(j, "", now, now+dur, now)
+}
+
+// submitRunningJobResv is pbs_rsub --job <running job> (checked by the
+// server): a reservation of the job's vnodes from now to the end of its
+// walltime, running at once, the job moved in.
+func (w *writer) submitRunningJobResv(c *SubmitResv) any {
+	if c.Resv.Token != "" {
+		if raw, _ := w.txn.First(tableResvs, "token", c.Resv.Token); raw != nil {
+			return raw.(*model.Reservation).ID
+		}
+	}
+	j := w.job(c.Resv.QmoveJob)
+	if j == nil || !j.IsRunning() || model.IsResvQueue(j.Queue) || c.Resv.End <= c.Now {
+		return model.Err(model.PBSEBadState)
+	}
+	return w.jobResv(j, c.Resv.Token, c.Now, c.Resv.End, c.Now)
+}
+
+// jobResv creates the running reservation of running job j over [start,
+// end) and moves the job into its queue; it returns the reservation id.
+func (w *writer) jobResv(j *model.Job, token string, start, end, now int64) any {
+	dur := end - start
 	r := &model.Reservation{
-		Name: j.Name, Owner: j.Owner, User: j.User,
-		Start: now, End: now + dur, Duration: dur,
+		Name: j.Name, Owner: j.Owner, User: j.User, Token: token,
+		Start: start, End: end, Duration: dur,
 		ResourceList:    map[string]string{"select": j.Select.String(), "place": j.Place.String(), "walltime": model.FormatDuration(dur)},
 		Select:          j.Select,
 		Place:           j.Place,
 		AOE:             model.SelectAOE(j.Select),
-		AuthorizedUsers: users,
+		AuthorizedUsers: []string{j.Owner},
 	}
 	if n := j.ResourceList["ncpus"]; n != "" {
 		r.ResourceList["ncpus"] = n
@@ -98,12 +120,12 @@ func (w *writer) resvFromJob(j *model.Job, now int64) {
 	id, _ := w.submitResv(&SubmitResv{Resv: r, Now: now}).(string)
 	r = w.resv(id)
 	if r == nil {
-		return
+		return model.Errorf(model.PBSESystem, "reservation from job %s not stored", j.ID)
 	}
 	r = r.Copy()
 	r.Nodes = append([]model.ExecChunk(nil), j.Exec...)
 	r.State, r.Substate = model.ResvRunning, model.ResvRunning
-	r.Provisioned = true // the job's own start provisions its vnodes
+	r.Provisioned = true // the job's own start provisioned its vnodes
 	r.QmoveJob = j.ID
 	r.DeleteIdleTime = model.DefaultDeleteIdleTime
 	r.Comment = fmt.Sprintf("Reservation created from job %s at %s", j.ID, pbsTime(now))
@@ -114,4 +136,5 @@ func (w *writer) resvFromJob(j *model.Job, now int64) {
 	j.CreateResvFromJob = false
 	w.note(j, now, "Job moved to queue %s: reservation %s created from the job", r.Queue, r.ID)
 	w.putJob(j)
+	return r.ID
 }

@@ -284,3 +284,27 @@ func TestCreateResvFromJob(t *testing.T) {
 		t.Errorf("restored: %+v", r2)
 	}
 }
+
+// TestRunningJobResv: pbs_rsub --job makes a running reservation of a
+// running job, from now to the end of its walltime; a queued job is
+// refused.
+func TestRunningJobResv(t *testing.T) {
+	h := newHarness(t)
+	registerNode(h, "n1", "2")
+	jid := h.applyAt(&SubmitJob{Job: testJob("r"), Now: 100}, 100).(string)
+	queued := h.applyAt(&SubmitJob{Job: testJob("q"), Now: 100}, 100).(string)
+	h.applyAt(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: jid, Exec: oneVnode("n1", 2)}}}, 200)
+	bad := &model.Reservation{Token: "t0", Start: 300, End: 800, Duration: 500, ResvExtra: model.ResvExtra{QmoveJob: queued}}
+	if err, ok := h.applyAt(&SubmitResv{Resv: bad, Now: 300}, 300).(*model.PBSError); !ok || err.Code != model.PBSEBadState {
+		t.Errorf("--job of a queued job: %v", err)
+	}
+	rv := &model.Reservation{Token: "t1", Start: 300, End: 800, Duration: 500, ResvExtra: model.ResvExtra{QmoveJob: jid}}
+	id, ok := h.applyAt(&SubmitResv{Resv: rv, Now: 300}, 300).(string)
+	if !ok {
+		t.Fatalf("--job: %v", id)
+	}
+	r := h.snap().Reservation(id)
+	if r.State != model.ResvRunning || r.Start != 300 || r.End != 800 || h.snap().Job(jid).Queue != r.Queue {
+		t.Errorf("reservation %+v, job queue %s", r, h.snap().Job(jid).Queue)
+	}
+}

@@ -24,6 +24,8 @@ func buildResvExtra(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerC
 		return buildMaintResv(req, id, cfg, snap, now)
 	case req.Qmove != "":
 		return buildQmoveResv(req, id, cfg, snap, now)
+	case req.Job != "":
+		return buildRunningJobResv(req, id, cfg, snap, now)
 	}
 	r, err := buildResv(req, id, cfg, now)
 	if err == nil {
@@ -99,16 +101,9 @@ func buildMaintResv(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerC
 // job's request and walltime, owned by the job's owner; the scheduler
 // starts it as soon as it fits and the FSM moves the job in.
 func buildQmoveResv(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerConfig, snap *raftstore.StateSnapshot, now int64) (*model.Reservation, error) {
-	jid := req.Qmove
-	if !strings.Contains(jid, ".") {
-		jid += "." + cfg.Name // a bare sequence number, as qmove takes
-	}
-	j := snap.Job(jid)
-	if j == nil || j.IsFinished() {
-		return nil, model.Err(model.PBSEUnknownJobID)
-	}
-	if j.User != id.User && !isOperator(id, cfg) {
-		return nil, model.Err(model.PBSEPerm)
+	j, err := resvJob(req.Qmove, id, cfg, snap)
+	if err != nil {
+		return nil, err
 	}
 	if j.IsRunning() || j.Array != nil || model.IsResvQueue(j.Queue) {
 		return nil, model.Err(model.PBSEBadState)
@@ -137,4 +132,39 @@ func buildQmoveResv(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerC
 		r.DeleteIdleTime = model.DefaultDeleteIdleTime
 	}
 	return r, nil
+}
+
+// resvJob finds the job of a job-specific reservation: it must exist and
+// belong to the requester (operators and managers: anyone's).
+func resvJob(jid string, id *Identity, cfg *model.ServerConfig, snap *raftstore.StateSnapshot) (*model.Job, error) {
+	if !strings.Contains(jid, ".") {
+		jid += "." + cfg.Name // a bare sequence number, as qmove takes
+	}
+	j := snap.Job(jid)
+	if j == nil || j.IsFinished() {
+		return nil, model.Err(model.PBSEUnknownJobID)
+	}
+	if j.User != id.User && !isOperator(id, cfg) {
+		return nil, model.Err(model.PBSEPerm)
+	}
+	return j, nil
+}
+
+// buildRunningJobResv is pbs_rsub --job <running job>: a reservation of
+// the job's vnodes from now to the end of its walltime, made running by
+// the FSM with the job moved in.
+func buildRunningJobResv(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerConfig, snap *raftstore.StateSnapshot, now int64) (*model.Reservation, error) {
+	j, err := resvJob(req.Job, id, cfg, snap)
+	if err != nil {
+		return nil, err
+	}
+	if !j.IsRunning() || j.Array != nil || model.IsResvQueue(j.Queue) {
+		return nil, model.Err(model.PBSEBadState)
+	}
+	dur, err := model.ParseDuration(j.ResourceList["walltime"])
+	if err != nil || dur <= 0 || j.Stime+dur <= now {
+		return nil, &model.PBSError{Code: model.PBSEBadTimeSpec, Msg: "Reservation needs walltime"}
+	}
+	return &model.Reservation{Owner: j.Owner, User: j.User, Token: req.Token, Start: now, End: j.Stime + dur,
+		Duration: j.Stime + dur - now, ResvExtra: model.ResvExtra{QmoveJob: j.ID}}, nil
 }

@@ -51,12 +51,12 @@ func Rsub(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stdout, "pbs_version = %s\n", api.PBSVersion)
 		return 0
 	}
-	args, hosts := splitHostsOpt(args) // pbs_rsub_maint.go
+	args, hosts, job := splitHostsOpt(args) // pbs_rsub_maint.go
 	req, wait, err := parseRsub(env, args)
 	if err != nil {
 		return reportUsage(env, "pbs_rsub", rsubUsage, err)
 	}
-	req.MaintHosts = hosts
+	req.MaintHosts, req.Job = hosts, job
 	s := newSession(env)
 	client, ok := s.client.(resvServer)
 	if !ok {

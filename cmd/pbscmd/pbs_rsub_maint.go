@@ -11,10 +11,15 @@ import (
 // pbs_rsub's maintenance (--hosts) and job-specific (-W qmove) forms
 // (docs/reservations.md).
 
-// splitHostsOpt takes "--hosts h1 h2 ..." out of the arguments: the hosts
-// are the words after it up to the next option.
-func splitHostsOpt(args []string) (rest, hosts []string) {
+// splitHostsOpt takes "--hosts h1 h2 ..." and "--job <id>" out of the
+// arguments: the hosts are the words after --hosts up to the next option.
+func splitHostsOpt(args []string) (rest, hosts []string, job string) {
 	for i := 0; i < len(args); i++ {
+		if args[i] == "--job" && i+1 < len(args) {
+			i++
+			job = args[i]
+			continue
+		}
 		if args[i] != "--hosts" {
 			rest = append(rest, args[i])
 			continue
@@ -24,7 +29,7 @@ func splitHostsOpt(args []string) (rest, hosts []string) {
 			hosts = append(hosts, args[i])
 		}
 	}
-	return rest, hosts
+	return rest, hosts, job
 }
 
 // parseRsubW reads one -W value: qmove=<job> and delete_idle_time=<secs or
@@ -52,9 +57,10 @@ func parseRsubW(req *api.ResvSubmitRequest, v string) error {
 }
 
 // submittedState is what pbs_rsub prints after the id without -I: a
-// maintenance reservation is confirmed at once (PBS prints CONFIRMED).
+// maintenance or --job reservation is confirmed at once (PBS prints
+// CONFIRMED).
 func submittedState(req *api.ResvSubmitRequest) string {
-	if len(req.MaintHosts) > 0 {
+	if len(req.MaintHosts) > 0 || req.Job != "" {
 		return "CONFIRMED"
 	}
 	return "UNCONFIRMED"

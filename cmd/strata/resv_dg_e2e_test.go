@@ -220,8 +220,22 @@ func TestResvJobSpecific(t *testing.T) {
 	}
 	c.must("qrls", held)
 	c.waitState(held, 20*time.Second, "R")
-	c.must("qdel", jid, held)
-	c.must("pbs_rdel", rid, qid)
+
+	// pbs_rsub --job: a reservation of a running job, confirmed at once.
+	run := c.submit("sleep 1000\n", "-l", "select=1:ncpus=1", "-l", "walltime=200")
+	c.waitState(run, 20*time.Second, "R")
+	if r := c.runAs(nobody, "", "pbs_rsub", "--job", run); r.code != 159 {
+		t.Errorf("pbs_rsub --job of root's job by nobody: %+v", r)
+	}
+	jr, state := c.rsub("--job", run)
+	if state != "CONFIRMED" || c.resvAttr(jr, "reserve_state") != "RESV_RUNNING" {
+		t.Errorf("pbs_rsub --job: %s %s", state, c.resvAttr(jr, "reserve_state"))
+	}
+	if q := str(c.job(run)["queue"]); q+".e2e" != jr {
+		t.Errorf("running job's queue %s, want %s's", q, jr)
+	}
+	c.must("qdel", jid, held, run)
+	c.must("pbs_rdel", rid, qid, jr)
 }
 
 // TestResvBugsFoundAgainstOpenPBS: a start in the past is refused, and

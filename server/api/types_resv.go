@@ -22,6 +22,8 @@ type ResvSubmitRequest struct {
 	MaintHosts []string `json:"maint_hosts,omitempty"`
 	// Qmove is -W qmove=<job>: an ASAP reservation for a queued job.
 	Qmove string `json:"qmove,omitempty"`
+	// Job is pbs_rsub --job: a reservation of a running job's vnodes.
+	Job string `json:"job,omitempty"`
 	// DeleteIdleTime is -W delete_idle_time (seconds).
 	DeleteIdleTime int64 `json:"delete_idle_time,omitempty"`
 }

@@ -15,7 +15,7 @@ import (
 //     and the degradation itself was an entry that started one).
 //   - A running reservation with delete_idle_time gets an idle event when
 //     it became empty, has jobs again, or has been empty long enough.
-func (s *Server) resvExtraStep(snap *raftstore.StateSnapshot, r *model.Reservation, now int64) int64 {
+func (s *Server) resvExtraStep(r *model.Reservation, busy func(queue string) bool, now int64) int64 {
 	next := now + 3600
 	if r.Degraded() && r.RetryAt > 0 {
 		if r.RetryAt <= now {
@@ -25,7 +25,7 @@ func (s *Server) resvExtraStep(snap *raftstore.StateSnapshot, r *model.Reservati
 		}
 	}
 	if r.DeleteIdleTime > 0 && r.State == model.ResvRunning {
-		empty := !queueHasJobs(snap, r.Queue)
+		empty := !busy(r.Queue)
 		switch {
 		case empty && r.IdleSince == 0, !empty && r.IdleSince != 0:
 			s.resvEvent(r.ID, raftstore.ResvEventIdle, now)
@@ -41,12 +41,22 @@ func (s *Server) resvExtraStep(snap *raftstore.StateSnapshot, r *model.Reservati
 	return next
 }
 
-// queueHasJobs reports whether a queue holds an unfinished job.
-func queueHasJobs(snap *raftstore.StateSnapshot, queue string) bool {
-	for _, j := range snap.Jobs() {
-		if j.Queue == queue && !j.IsFinished() {
-			return true
+// busyQueues returns a test of whether a queue holds an unfinished job.
+// The queues are collected on the first call only (one pass over the
+// unfinished jobs per step of the loop), and only if some reservation
+// needs them.
+func busyQueues(snap *raftstore.StateSnapshot) func(queue string) bool {
+	var busy map[string]bool
+	return func(queue string) bool {
+		if busy == nil {
+			busy = map[string]bool{}
+			for _, st := range []string{model.StateQueued, model.StateHeld, model.StateWaiting, model.StateRunning,
+				model.StateSuspended, model.StateExiting, model.StateBegun, model.StateTransit} {
+				for _, j := range snap.JobsInStateUnordered(st) {
+					busy[j.Queue] = true
+				}
+			}
 		}
+		return busy[queue]
 	}
-	return false
 }

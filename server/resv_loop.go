@@ -47,6 +47,7 @@ func (s *Server) resvStep(snap *raftstore.StateSnapshot) time.Time {
 	now := s.now().Unix()
 	next := now + 3600
 	purge := false
+	busy := busyQueues(snap) // resv_degrade.go
 	for _, r := range snap.Reservations() {
 		if r.Gone != 0 {
 			if r.Gone+resvTombstoneTTL <= now {
@@ -55,7 +56,7 @@ func (s *Server) resvStep(snap *raftstore.StateSnapshot) time.Time {
 			next = min(next, r.Gone+resvTombstoneTTL)
 			continue
 		}
-		next = min(next, s.resvExtraStep(snap, r, now))
+		next = min(next, s.resvExtraStep(r, busy, now))
 		if r.AOE != "" && !r.Provisioned && (r.State == model.ResvConfirmed || (r.State == model.ResvRunning && !r.Degraded())) {
 			lead := r.Start - info.Estimate(r.AOE)
 			if now >= lead {

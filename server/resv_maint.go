@@ -12,11 +12,15 @@ import (
 // Maintenance and job-specific reservations at submission
 // (docs/reservations.md).
 
+// maxDeleteIdleTime bounds delete_idle_time (ten years), so that the
+// idle deadline cannot overflow.
+const maxDeleteIdleTime = 10 * 365 * 86400
+
 // buildResvExtra builds a reservation from a pbs_rsub request: a
 // maintenance reservation for --hosts, an ASAP reservation for -W qmove,
 // or an advance/standing one (buildResv).
 func buildResvExtra(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerConfig, snap *raftstore.StateSnapshot, now int64) (*model.Reservation, error) {
-	if req.DeleteIdleTime < 0 {
+	if req.DeleteIdleTime < 0 || req.DeleteIdleTime > maxDeleteIdleTime {
 		return nil, model.Errorf(model.PBSEBadAttrVal, " delete_idle_time")
 	}
 	switch {

@@ -18,6 +18,14 @@ const DefaultDeleteIdleTime = 600
 // state-unknown, maintenance and sleep.
 const DegradeStates = NodeDown | NodeOffline | NodeStale | NodeStateUnknown | NodeMaintenance | NodeSleep
 
+// VnodeDegrades reports whether a vnode in state s degrades a reservation
+// holding it. A vnode being provisioned does not: an OS image restarts its
+// agent (down for a while), and that is the reservation's own provisioning
+// before its start, not a failure.
+func VnodeDegrades(s NodeState) bool {
+	return s&(NodeProvisioning|NodeWaitProvisioning) == 0 && s&DegradeStates != 0
+}
+
 // ResvExtra holds the replicated state of degradation, maintenance and
 // job-specific reservations.
 type ResvExtra struct {

@@ -72,11 +72,11 @@ func (w *writer) unavailableVnodes(r *model.Reservation, maints []*model.Reserva
 	for _, name := range r.ResvVnodes() {
 		v := w.vnode(name)
 		switch {
-		case v == nil || v.State&(model.DegradeStates&^model.NodeMaintenance) != 0:
+		case v == nil || model.VnodeDegrades(v.State&^model.NodeMaintenance):
 			bad = append(bad, name)
 		case maintOverlaps(maints, v.Host, r):
 			bad, conflict = append(bad, name), true
-		case v.State&model.NodeMaintenance != 0:
+		case model.VnodeDegrades(v.State):
 			bad = append(bad, name)
 		}
 	}

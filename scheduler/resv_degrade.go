@@ -60,7 +60,7 @@ func (c *cycle) reconfirmDegraded() []*model.Reservation {
 // host during r's occurrence).
 func (c *cycle) usableVnode(r *model.Reservation, name string) bool {
 	i, ok := c.st.index[name]
-	if !ok || c.st.vnodes[i].State&model.DegradeStates != 0 {
+	if !ok || model.VnodeDegrades(c.st.vnodes[i].State) {
 		return false
 	}
 	host := c.st.vnodes[i].Host

@@ -271,15 +271,7 @@ func TestCreateResvFromJob(t *testing.T) {
 		t.Errorf("queue %+v", q)
 	}
 	// Snapshots carry the new fields.
-	snap, _ := h.fsm.Snapshot()
-	sink := &memSink{}
-	if err := snap.Persist(sink); err != nil {
-		t.Fatal(err)
-	}
-	h2 := newHarness(t)
-	if err := h2.fsm.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
-		t.Fatal(err)
-	}
+	h2 := h.restored(t)
 	if r2 := h2.snap().Reservation(r.ID); r2 == nil || r2.QmoveJob != jid || r2.DeleteIdleTime != model.DefaultDeleteIdleTime {
 		t.Errorf("restored: %+v", r2)
 	}
@@ -307,4 +299,19 @@ func TestRunningJobResv(t *testing.T) {
 	if r.State != model.ResvRunning || r.Start != 300 || r.End != 800 || h.snap().Job(jid).Queue != r.Queue {
 		t.Errorf("reservation %+v, job queue %s", r, h.snap().Job(jid).Queue)
 	}
+}
+
+// restored returns a new harness restored from a snapshot of h's FSM.
+func (h *harness) restored(t *testing.T) *harness {
+	t.Helper()
+	snap, _ := h.fsm.Snapshot()
+	sink := &memSink{}
+	if err := snap.Persist(sink); err != nil {
+		t.Fatal(err)
+	}
+	h2 := newHarness(t)
+	if err := h2.fsm.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
+		t.Fatal(err)
+	}
+	return h2
 }

@@ -36,6 +36,9 @@ const rsubUsage = `usage: pbs_rsub [-I seconds] [-m mail_points] [-M mail_list]
                 [-N reservation_name] [-R start_time] [-E end_time] [-D duration]
                 [-q destination] [-r rrule] [-U user_list] [-G group_list]
                 [-H auth_host_list] [-l resource_list]
+                [-W qmove=jobid] [-W delete_idle_time=duration]
+       pbs_rsub --hosts host [host ...] -R start_time -E end_time
+       pbs_rsub --job jobid
        pbs_rsub --version
 `
 

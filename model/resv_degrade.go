@@ -77,17 +77,3 @@ func (r *Reservation) Degraded() bool {
 func (r *Reservation) Waiting() bool {
 	return r.Gone == 0 && (r.State == ResvConfirmed || r.State == ResvDegraded)
 }
-
-// IsMaintQueue reports whether a name is a maintenance reservation's
-// (M123), which has no queue.
-func IsMaintQueue(name string) bool {
-	if len(name) < 2 || name[0] != 'M' {
-		return false
-	}
-	for _, c := range name[1:] {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}

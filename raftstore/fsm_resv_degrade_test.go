@@ -315,3 +315,37 @@ func (h *harness) restored(t *testing.T) *harness {
 	}
 	return h2
 }
+
+// TestDegradedResvOtherExits: a running degraded reservation whose vnode
+// comes back is RN/5 again; a degraded one ends at its end like any other,
+// and pbs_rdel deletes one.
+func TestDegradedResvOtherExits(t *testing.T) {
+	h := newHarness(t)
+	registerNode(h, "n1", "2")
+	id := confirmedResv(t, h, 1000, 2000)
+	h.applyAt(&ResvEvent{ID: id, Kind: ResvEventStart, Now: 1000}, 1000)
+	h.applyAt(&MarkVnodes{Vnodes: []string{"n1"}, Offline: offline(true), Now: 1100}, 1100)
+	if r := h.snap().Reservation(id); r.State != model.ResvRunning || r.Substate != model.ResvDegraded {
+		t.Fatalf("running, vnode offline: %d/%d", r.State, r.Substate)
+	}
+	h.applyAt(&MarkVnodes{Vnodes: []string{"n1"}, Offline: offline(false), Now: 1200}, 1200)
+	if r := h.snap().Reservation(id); r.State != model.ResvRunning || r.Substate != model.ResvRunning {
+		t.Fatalf("running, vnode back: %d/%d", r.State, r.Substate)
+	}
+	h.applyAt(&MarkVnodes{Vnodes: []string{"n1"}, Offline: offline(true), Now: 1300}, 1300)
+	h.applyAt(&ResvEvent{ID: id, Kind: ResvEventEnd, Now: 2000}, 2000)
+	if r := h.snap().Reservation(id); r.Gone != 2000 || r.State != model.ResvFinished {
+		t.Errorf("degraded at its end: %+v", r)
+	}
+	other := h.applyAt(&SubmitResv{Resv: testResv("o", 3000, 4000), Now: 2100}, 2100).(string)
+	h.applyAt(&ApplyPlan{Now: 2110, Resvs: []model.ResvDecision{{ID: other, Confirm: true, Nodes: oneVnode("n1", 2)}}}, 2110)
+	if r := h.snap().Reservation(other); r.State != model.ResvDegraded {
+		t.Fatalf("confirmed on an offline vnode: state %d", r.State)
+	}
+	if err := h.applyAt(&DeleteResv{ID: other, Requestor: "alice@h", Now: 2200}, 2200); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.snap().Reservation(other); r.Gone != 2200 || r.State != model.ResvDeleted {
+		t.Errorf("pbs_rdel of a degraded reservation: %+v", r)
+	}
+}

@@ -119,12 +119,12 @@ func (w *writer) degradeCheck(r *model.Reservation, maints []*model.Reservation,
 			}
 		}
 		r.Unavailable, r.Mtime = bad, now
-		r.Comment = "Reservation degraded: vnode(s) " + strings.Join(bad, ", ") + " unavailable"
+		r.Comment = w.degradedComment(bad)
 		w.putResv(r)
 	case len(bad) > 0 && !slices.Equal(bad, r.Unavailable):
 		r = r.Copy()
 		r.Unavailable, r.Mtime = bad, now
-		r.Comment = "Reservation degraded: vnode(s) " + strings.Join(bad, ", ") + " unavailable"
+		r.Comment = w.degradedComment(bad)
 		w.putResv(r)
 	case len(bad) == 0 && r.Degraded():
 		r = r.Copy()
@@ -137,6 +137,24 @@ func (w *writer) degradeCheck(r *model.Reservation, maints []*model.Reservation,
 		r.Comment = "Reservation no longer degraded: its vnodes are available again"
 		w.putResv(r)
 	}
+}
+
+// degradedComment says which vnodes are unavailable and why:
+// "Reservation degraded: vnode(s) node3 (down), node4 (offline)
+// unavailable".
+func (w *writer) degradedComment(bad []string) string {
+	parts := make([]string, len(bad))
+	for i, name := range bad {
+		why := "deleted"
+		if v := w.vnode(name); v != nil {
+			why = v.State.String()
+			if !model.VnodeDegrades(v.State) {
+				why = "maintenance reservation" // its host is taken over r's period
+			}
+		}
+		parts[i] = name + " (" + why + ")"
+	}
+	return "Reservation degraded: vnode(s) " + strings.Join(parts, ", ") + " unavailable"
 }
 
 // resvReconfirm applies the scheduler's verdict on a degraded

@@ -10,6 +10,10 @@ import (
 	"github.com/strata-hpc/strata/model"
 )
 
+// TreeRoot is the name of the share tree's top (resource_group lines call
+// it root).
+const TreeRoot = "TREEROOT"
+
 // Variables fairshare gives job_sort_formula and job_sort_key (OpenPBS's
 // names; fair_share_perc and fairshare_perc are the same value).
 const (
@@ -68,14 +72,20 @@ type fsNode struct {
 // and every entity with usage.
 func NewFairshare(cfg *model.FairshareConfig, usage map[string]float64, entities []string) *Fairshare {
 	f := &Fairshare{Order: cfg != nil && cfg.Enabled, Enforce: cfg.Enforce(), kind: cfg.EntityKind(),
-		index: map[string]int{model.FairshareRoot: 0}}
-	f.nodes = []fsNode{{name: model.FairshareRoot, parent: -1, shares: 1}}
+		index: map[string]int{}}
+	// The top is TREEROOT (as OpenPBS prints it), not in the index: a
+	// user called root is an entity like any other.
+	f.nodes = []fsNode{{name: TreeRoot, parent: -1, shares: 1}}
 	var tree []model.ShareNode
 	if cfg != nil {
 		tree, _ = model.ParseShareTree(cfg.Tree) // validated when set
 	}
 	for _, n := range tree {
-		f.add(n.Name, f.index[n.Parent], n.Shares)
+		parent := 0
+		if n.Parent != model.FairshareRoot {
+			parent = f.index[n.Parent]
+		}
+		f.add(n.Name, parent, n.Shares)
 	}
 	unknown, ok := f.index[model.FairshareUnknown]
 	if !ok {

@@ -171,13 +171,8 @@ func pbsfsError(env *Env, err error) int {
 	return 1
 }
 
-// treeName prints root as OpenPBS does (TREEROOT).
-func treeName(n string) string {
-	if n == model.FairshareRoot {
-		return "TREEROOT"
-	}
-	return n
-}
+// treeName is a node's name ("" for the top's parent).
+func treeName(n string) string { return n }
 
 func fsShares(e api.FairshareEntry) string {
 	if e.Depth == 0 {
@@ -241,9 +236,6 @@ func writeFairshareEntity(b *strings.Builder, r *api.FairshareResponse, e api.Fa
 }
 
 func fairshareFind(r *api.FairshareResponse, name string) (api.FairshareEntry, bool) {
-	if name == "TREEROOT" {
-		name = model.FairshareRoot
-	}
 	for _, e := range r.Entries {
 		if e.Name == name {
 			return e, true

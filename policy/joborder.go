@@ -43,7 +43,7 @@ type JobKey struct {
 	QueuePriority int
 	Queue         string
 	Formula       float64
-	Fairshare     int // the entity's fairshare rank, 0 without fair_share
+	Fairshare     int       // the entity's fairshare rank, 0 without fair_share
 	Vals          []float64 // one per SortKeys entry
 	Priority      int
 	Seq           int64 // the order rank: Seq unless qorder swapped it

@@ -51,6 +51,7 @@ type Fairshare struct {
 	// Enforce is fairshare_enforce_no_shares.
 	Enforce bool
 	kind    string
+	res     string   // fairshare_usage_res without "*walltime"
 	nodes   []fsNode // 0 is root
 	index   map[string]int
 	rank    map[string]int
@@ -71,7 +72,7 @@ type fsNode struct {
 // every entity unknown) and ranks the tree's leaves, the given entities
 // and every entity with usage.
 func NewFairshare(cfg *model.FairshareConfig, usage map[string]float64, entities []string) *Fairshare {
-	f := &Fairshare{Order: cfg != nil && cfg.Enabled, Enforce: cfg.Enforce(), kind: cfg.EntityKind(),
+	f := &Fairshare{Order: cfg != nil && cfg.Enabled, Enforce: cfg.Enforce(), kind: cfg.EntityKind(), res: cfg.Resource(),
 		index: map[string]int{}}
 	// The top is TREEROOT (as OpenPBS prints it), not in the index: a
 	// user called root is an entity like any other.

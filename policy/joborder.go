@@ -188,11 +188,7 @@ func (o JobOrder) SortJobs(jobs []*model.Job) []*model.Job {
 // Rank is SortJobs keeping each job's formula value, which the scheduler
 // compares with job_sort_formula_threshold.
 func (o JobOrder) Rank(jobs []*model.Job) []Ranked {
-	type entry struct {
-		key JobKey
-		job *model.Job
-	}
-	entries := make([]entry, len(jobs))
+	entries := make([]rankEntry, len(jobs))
 	var vals []float64
 	if n := len(o.SortKeys); n > 0 {
 		vals = make([]float64, len(jobs)*n) // one allocation for every key
@@ -207,9 +203,12 @@ func (o JobOrder) Rank(jobs []*model.Job) []Ranked {
 				k.Vals[x] = o.keyValue(j, sk.Name)
 			}
 		}
-		entries[i] = entry{k, j}
+		entries[i] = rankEntry{k, j}
 	}
-	slices.SortFunc(entries, func(a, b entry) int { return o.CompareJobKeys(a.key, b.key) })
+	slices.SortFunc(entries, func(a, b rankEntry) int { return o.CompareJobKeys(a.key, b.key) })
+	if o.Fairshare != nil && o.Fairshare.Order {
+		o.interleave(entries) // fairshare_interleave.go
+	}
 	out := make([]Ranked, len(entries))
 	for i, e := range entries {
 		out[i] = Ranked{Job: e.job, Formula: e.key.Formula}

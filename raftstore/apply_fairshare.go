@@ -157,7 +157,16 @@ func (w *writer) usages() []*FairshareUsage {
 // chargeFairshare adds what j used between two resources_used reports to
 // its entity (model.FairshareCharge). Usage is charged whether or not
 // fair_share orders jobs, so turning it on starts from real history.
+//
+// Charging starts with the decay clock: the leader's first tick, which it
+// proposes only once every voter applies command level 3 (server/levels.go).
+// During a rolling upgrade a server of an earlier release applies the same
+// JobEvents without charging; gating on replicated state that only exists
+// once every server charges keeps all servers' usage identical.
 func (w *writer) chargeFairshare(j *model.Job, old, cur map[string]string) {
+	if first[FairshareClock](w.txn, tableFSClock, "id", fsClockID) == nil {
+		return
+	}
 	cfg := w.meta().Config
 	fs := cfg.Sched.Fairshare
 	amount := model.FairshareCharge(fs.Resource(), j, old, cur, cfg.Defs)

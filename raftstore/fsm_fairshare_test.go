@@ -18,15 +18,23 @@ func TestFairshareChargeFromReports(t *testing.T) {
 	h := newHarness(t)
 	registerNode(h, "node1", "4")
 	id := runJob(h, "a") // alice, 2 cpus
+	// Before the leader's first tick (every server at command level 3)
+	// nothing is charged: a server of an earlier release would not.
+	h.apply(&JobEvents{Host: "node1", Now: 105, Events: []model.JobEvent{{JobID: id, Kind: "usage", Run: 1,
+		Used: map[string]string{"cput": "00:00:10", "walltime": "00:00:05"}}}})
+	if got := h.snap().FairshareUsage(); len(got) != 0 {
+		t.Fatalf("charged before the clock started: %v", got)
+	}
+	h.apply(&Fairshare{Op: FairshareTick, Now: 106})
 	h.apply(&JobEvents{Host: "node1", Now: 110, Events: []model.JobEvent{{JobID: id, Kind: "usage", Run: 1,
-		Used: map[string]string{"cput": "00:01:40", "walltime": "00:01:00"}}}})
+		Used: map[string]string{"cput": "00:01:50", "walltime": "00:01:00"}}}})
 	if u := usageOf(h, "alice"); u != 101 {
 		t.Fatalf("after 100 s of cput: usage %v, want 101 (1 is the minimum)", u)
 	}
 	h.apply(&JobEvents{Host: "node1", Now: 111, Events: []model.JobEvent{{JobID: id, Kind: "usage", Run: 7,
 		Used: map[string]string{"cput": "10:00:00"}}}})
 	h.apply(&JobEvents{Host: "node1", Now: 120, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1,
-		Used: map[string]string{"cput": "00:03:20", "walltime": "00:02:00"}}}})
+		Used: map[string]string{"cput": "00:03:30", "walltime": "00:02:00"}}}})
 	if u := usageOf(h, "alice"); u != 201 {
 		t.Fatalf("after the end: usage %v, want 201", u)
 	}

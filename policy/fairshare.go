@@ -103,6 +103,9 @@ func NewFairshare(cfg *model.FairshareConfig, usage map[string]float64, entities
 		}
 	}
 	for _, e := range entities {
+		if e == "" {
+			e = model.FairshareUnknown // see EntityOf
+		}
 		if !seen[e] {
 			seen[e] = true
 			all = append(all, e)
@@ -189,8 +192,15 @@ func (f *Fairshare) ratios(i int) []float64 {
 	return out
 }
 
-// EntityOf is the entity j is charged to.
-func (f *Fairshare) EntityOf(j *model.Job) string { return model.FairshareEntityOf(j, f.kind) }
+// EntityOf is the entity j is charged to; a job without one (no
+// Account_Name under fairshare_entity Account_Name) counts as the unknown
+// group itself.
+func (f *Fairshare) EntityOf(j *model.Job) string {
+	if e := model.FairshareEntityOf(j, f.kind); e != "" {
+		return e
+	}
+	return model.FairshareUnknown
+}
 
 // Rank is j's entity's position (0 most deserving); entities the tree was
 // not built with come last.

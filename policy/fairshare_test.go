@@ -75,6 +75,13 @@ func TestFairshareFormulas(t *testing.T) {
 	if f2.Rank(job("bob")) != 0 || f2.Rank(job("carol")) != 2 {
 		t.Errorf("grpA used 5010 for 60%%, grpB 900 for 40%%: bob first, got bob %d carol %d", f2.Rank(job("bob")), f2.Rank(job("carol")))
 	}
+	// Under Account_Name a job without an account counts as the unknown
+	// group itself, ranked like any entity (not after everything).
+	acct := NewFairshare(&model.FairshareConfig{Entity: model.FairshareAccount, Tree: []string{"projA 1 root 10"}},
+		map[string]float64{"projA": 1e6}, []string{"", "projA"})
+	if e := acct.EntityOf(&model.Job{}); e != "unknown" || acct.Rank(&model.Job{}) != 0 || acct.Rank(&model.Job{Account: "projA"}) != 1 {
+		t.Errorf("job without an account: entity %q rank %d", e, acct.Rank(&model.Job{}))
+	}
 	// Unknown users share unknown_shares at the top.
 	f3 := fsTree(t, true, 100, nil, "dave", "erin")
 	if got := f3.Value(job("dave"), VarFairSharePerc); !near(got, 0.25) {

@@ -162,8 +162,8 @@ func (o JobOrder) CompareJobKeys(a, b JobKey) int {
 	return strings.Compare(a.ID, b.ID)
 }
 
-// Less reports whether a runs before b (round_robin aside, which depends on
-// the other jobs).
+// Less reports whether a runs before b (round_robin and the fairshare
+// interleaving aside, which depend on the other jobs).
 func (o JobOrder) Less(a, b *model.Job) bool {
 	return o.CompareJobKeys(o.Key(a), o.Key(b)) < 0
 }

@@ -21,7 +21,7 @@ func Fairshare(cfg *model.ServerConfig, snap *raftstore.StateSnapshot, jobs []*m
 	seen := map[string]bool{}
 	var entities []string
 	for _, j := range jobs {
-		if e := model.FairshareEntityOf(j, kind); e != "" && !seen[e] {
+		if e := model.FairshareEntityOf(j, kind); !seen[e] { // "" is the unknown group
 			seen[e] = true
 			entities = append(entities, e)
 		}

@@ -88,10 +88,14 @@ func (w *writer) fairshare(c *Fairshare) any {
 	case FairshareTick:
 		decayTime, factor := fs.Decay()
 		clock := first[FairshareClock](w.txn, tableFSClock, "id", fsClockID)
-		if clock == nil || clock.LastDecay == 0 || c.Now < clock.LastDecay {
-			// The first tick (or a clock that went backwards) starts the
-			// schedule; it never decays at once.
+		if clock == nil || clock.LastDecay == 0 {
+			// The first tick starts the schedule; it never decays at once.
 			w.must(w.txn.Insert(tableFSClock, &FairshareClock{ID: fsClockID, LastDecay: c.Now}))
+			return nil
+		}
+		if c.Now < clock.LastDecay {
+			// A new leader whose clock is behind the last decay waits for
+			// it: restarting the schedule from its time would move it.
 			return nil
 		}
 		periods := (c.Now - clock.LastDecay) / decayTime

@@ -65,9 +65,10 @@ func TestFairshareDecayClock(t *testing.T) {
 	if u := usageOf(h, "alice"); u != 800 {
 		t.Fatalf("first tick decayed: %v", u)
 	}
+	h.apply(&Fairshare{Op: FairshareTick, Now: 900}) // a leader whose clock is behind
 	h.apply(&Fairshare{Op: FairshareTick, Now: 1099})
-	if u := usageOf(h, "alice"); u != 800 {
-		t.Fatalf("decayed before a whole period: %v", u)
+	if u := usageOf(h, "alice"); u != 800 || h.snap().FairshareLastDecay() != 1000 {
+		t.Fatalf("decayed before a whole period, or a clock behind moved the schedule: %v, clock %d", u, h.snap().FairshareLastDecay())
 	}
 	h.apply(&Fairshare{Op: FairshareTick, Now: 1250}) // two periods
 	if u := usageOf(h, "alice"); u != 200 || h.snap().FairshareLastDecay() != 1200 {

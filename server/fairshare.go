@@ -79,8 +79,8 @@ func (s *Server) fairshareLoop(ctx context.Context) {
 		decayTime, _ := cfg.Sched.Fairshare.Decay()
 		now := s.now().Unix()
 		last := snap.FairshareLastDecay()
-		if last != 0 && now >= last && now-last < decayTime {
-			return
+		if last != 0 && now-last < decayTime {
+			return // not due (or this leader's clock is behind the last decay)
 		}
 		if _, err := s.apply(&raftstore.Fairshare{Op: raftstore.FairshareTick, Now: now}); err != nil {
 			s.logger.Printf("fairshare decay: %v", err)

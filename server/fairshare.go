@@ -24,16 +24,22 @@ func (s *Server) handleFairshare(w http.ResponseWriter, r *http.Request, id *Ide
 	snap := s.state()
 	cfg := snap.Config()
 	fs := cfg.Sched.Fairshare
-	f := policy.NewFairshare(fs, snap.FairshareUsage(), nil)
+	// The tree the cycle builds (with the queued jobs' entities), so ranks
+	// agree with qstat's fairshare_position.
+	f := schedglue.Fairshare(&cfg, snap, schedglue.Schedulable(snap))
+	if f == nil {
+		f = policy.NewFairshare(fs, snap.FairshareUsage(), nil)
+	}
 	decayTime, factor := fs.Decay()
-	out := api.FairshareResponse{Enabled: fs != nil && fs.Enabled, Entity: fs.EntityKind(), UsageRes: fs.Resource(),
+	usageRes := model.DefaultFairshareRes
+	if fs != nil && fs.UsageRes != "" {
+		usageRes = fs.UsageRes
+	}
+	out := api.FairshareResponse{Enabled: fs != nil && fs.Enabled, Entity: fs.EntityKind(), UsageRes: usageRes,
 		DecayTime: decayTime, DecayFactor: factor, LastDecay: snap.FairshareLastDecay()}
 	for _, e := range f.Entries() {
 		out.Entries = append(out.Entries, api.FairshareEntry{Name: e.Name, Parent: e.Parent, Depth: e.Depth,
 			Shares: e.Shares, Perc: e.Perc, Usage: e.Usage, Factor: e.Factor, Rank: e.Rank})
-	}
-	if cfg.Sched.Fairshare != nil && fs.UsageRes != "" {
-		out.UsageRes = fs.UsageRes
 	}
 	return out, nil
 }

@@ -88,8 +88,8 @@ func NewFairshare(cfg *model.FairshareConfig, usage map[string]float64, entities
 		}
 		f.add(n.Name, parent, n.Shares)
 	}
-	unknown, ok := f.index[model.FairshareUnknown]
-	if !ok {
+	unknown, defined := f.index[model.FairshareUnknown]
+	if !defined {
 		unknown = f.add(model.FairshareUnknown, 0, cfg.Unknown())
 	}
 	// The entities ranked: the tree's leaves, the given ones and those
@@ -122,6 +122,12 @@ func NewFairshare(cfg *model.FairshareConfig, usage map[string]float64, entities
 		if _, ok := f.index[e]; !ok {
 			f.add(e, unknown, 1)
 		}
+	}
+	if !defined && len(f.nodes[unknown].children) == 0 && !seen[model.FairshareUnknown] {
+		// An empty unknown group takes no shares: the tree's own
+		// percentages are what the site wrote until someone unknown
+		// has work or usage.
+		f.nodes[unknown].shares = 0
 	}
 	for e, u := range usage {
 		if i, ok := f.index[e]; ok {

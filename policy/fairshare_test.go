@@ -82,6 +82,11 @@ func TestFairshareFormulas(t *testing.T) {
 	if e := acct.EntityOf(&model.Job{}); e != "unknown" || acct.Rank(&model.Job{}) != 0 || acct.Rank(&model.Job{Account: "projA"}) != 1 {
 		t.Errorf("job without an account: entity %q rank %d", e, acct.Rank(&model.Job{}))
 	}
+	// An empty unknown group takes no shares (default unknown_shares).
+	plain := NewFairshare(&model.FairshareConfig{Tree: []string{"grpA 1 root 60", "grpB 2 root 40"}}, nil, nil)
+	if e := plain.Entries(); e[1].Name != "grpA" || !near(e[1].Perc, 0.6) {
+		t.Errorf("tree without unknown entities: %+v", e)
+	}
 	// Unknown users share unknown_shares at the top.
 	f3 := fsTree(t, true, 100, nil, "dave", "erin")
 	if got := f3.Value(job("dave"), VarFairSharePerc); !near(got, 0.25) {

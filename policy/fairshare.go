@@ -129,17 +129,37 @@ func NewFairshare(cfg *model.FairshareConfig, usage map[string]float64, entities
 		// has work or usage.
 		f.nodes[unknown].shares = 0
 	}
+	for _, e := range all {
+		f.ranked = append(f.ranked, f.index[e])
+	}
+	f.layUsage(usage)
+	return f
+}
+
+// WithUsage is f over other usage: the same tree and entities (usage of
+// entities f does not know is ignored), ranked again. The simulator calls
+// it every cycle instead of building the tree anew.
+func (f *Fairshare) WithUsage(usage map[string]float64) *Fairshare {
+	g := *f
+	g.nodes = slices.Clone(f.nodes) // children slices are shared, read only
+	g.ranked = slices.Clone(f.ranked)
+	for i := range g.nodes {
+		g.nodes[i].usage = 0
+	}
+	g.layUsage(usage)
+	return &g
+}
+
+// layUsage sets the entities' usage, settles the tree and ranks the
+// entities as compare_path orders them.
+func (f *Fairshare) layUsage(usage map[string]float64) {
 	for e, u := range usage {
 		if i, ok := f.index[e]; ok {
 			f.nodes[i].usage = u
 		}
 	}
 	f.settle(0, 1)
-	// Rank: every named entity (leaf or not), as compare_path orders them.
-	for _, e := range all {
-		f.ranked = append(f.ranked, f.index[e])
-	}
-	paths := make(map[int][]float64, len(f.ranked))
+	paths := make([][]float64, len(f.nodes))
 	for _, i := range f.ranked {
 		paths[i] = f.ratios(i)
 	}
@@ -153,7 +173,6 @@ func NewFairshare(cfg *model.FairshareConfig, usage map[string]float64, entities
 	for r, i := range f.ranked {
 		f.rank[f.nodes[i].name] = r
 	}
-	return f
 }
 
 func (f *Fairshare) add(name string, parent int, shares int64) int {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -142,5 +143,18 @@ func TestFairshareJobOrder(t *testing.T) {
 	}
 	if _, err := ParseJobSortKeys([]string{"fair_share_perc HIGH"}, defs); err != nil {
 		t.Errorf("fair_share_perc as job_sort_key: %v", err)
+	}
+}
+
+// TestFairshareWithUsage: reusing a tree with other usage ranks as a tree
+// built anew with that usage.
+func TestFairshareWithUsage(t *testing.T) {
+	ents := []string{"alice", "bob", "carol", "dave"}
+	a := map[string]float64{"alice": 100, "bob": 5000, "carol": 7, "dave": 1}
+	b := map[string]float64{"alice": 9000, "bob": 10, "carol": 7000, "dave": 300}
+	reused := fsTree(t, true, 10, a, ents...).WithUsage(b)
+	fresh := fsTree(t, true, 10, b, ents...)
+	if got, want := fmt.Sprint(reused.Entries()), fmt.Sprint(fresh.Entries()); got != want {
+		t.Fatalf("WithUsage:\n%s\nfresh:\n%s", got, want)
 	}
 }

@@ -88,6 +88,7 @@ type simFairshare struct {
 	charged   map[*simJob]int64 // running job -> charged up to
 	lastDecay int64
 	ppn       int
+	tree      *policy.Fairshare // built once; WithUsage each cycle
 }
 
 func newSimFairshare(opt *FairshareOptions, sj []*simJob, b Books, ppn int) (*simFairshare, error) {
@@ -142,7 +143,10 @@ func (f *simFairshare) beforeCycle(now int64) {
 		}
 		f.lastDecay += periods * decayTime
 	}
-	f.books.SetFairshare(policy.NewFairshare(f.cfg, f.usage, f.entities))
+	if f.tree == nil {
+		f.tree = policy.NewFairshare(f.cfg, f.usage, f.entities)
+	}
+	f.books.SetFairshare(f.tree.WithUsage(f.usage))
 }
 
 func (f *simFairshare) chargeTo(now int64) {

@@ -38,6 +38,7 @@ func (s *Server) routes() http.Handler {
 	s.resvRoutes(mux)      // reservations (resv.go)
 	s.operatorRoutes(mux)  // strata operator (operator.go)
 	s.raftIndexRoute(mux)  // reads on followers (readindex.go)
+	s.webRoutes(mux)       // strata web login (web_glue.go)
 	return mux
 }
 

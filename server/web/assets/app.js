@@ -110,7 +110,7 @@ function drawTimeline(id, now, spans) {
   let lo = Math.min(now, ...spans.map(s => s.start)), hi = Math.max(now + 60, ...spans.map(s => s.end));
   const w = hi - lo, pct = t => ((t - lo) / w * 100).toFixed(2) + "%";
   const axis = el("div", { class: "axis" });
-  for (let i = 0; i <= 4; i++) { const t = lo + w * i / 4; axis.append(el("span", { style: "left:" + pct(t) }, when(t))); }
+  for (let i = 0; i <= 4; i++) { const t = lo + w * i / 4; axis.append(el("span", { style: "left:" + pct(t) + ";transform:translateX(" + (-25 * i) + "%)" }, when(t))); }
   const box = el("div", { class: "timebox" }, axis, ...spans.map(s => el("div", { class: "lane" },
     el("div", { class: "span " + s.cls, style: "left:" + pct(s.start) + ";width:" + (((s.end - s.start) / w) * 100).toFixed(2) + "%", title: s.label + " " + when(s.start) + " – " + when(s.end) }, s.label))));
   box.append(el("div", { class: "now", style: "left:" + pct(now) }));

@@ -57,6 +57,7 @@ func (s *Server) serveMetrics(ctx context.Context) error {
 			}
 		}
 	}()
+	go s.metrics.WatchProvisioning(ctx) // durations and waits (server/metrics/provision.go)
 	if s.cfg.MetricsAddr == "" {
 		return nil
 	}

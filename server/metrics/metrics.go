@@ -51,6 +51,7 @@ type Metrics struct {
 	leaderChanges prometheus.Counter
 
 	events *jobEvents
+	prov   *provObserver
 }
 
 // New builds a server's registry with every collector registered.
@@ -92,6 +93,7 @@ func New(deps Deps) *Metrics {
 		Help: "Leader changes this server observed since it started.",
 	})
 	m.events = newJobEvents()
+	m.prov = newProvObserver()
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -99,6 +101,7 @@ func New(deps Deps) *Metrics {
 		m.cycleDuration, m.cycles, m.cycleConsidered, m.cycleStarted,
 		m.raftApply, m.leaderChanges,
 		&leaderGated{c: m.events, leader: deps.IsLeader},
+		&leaderGated{c: m.prov, leader: deps.IsLeader},
 		&leaderGated{c: &stateCollector{state: deps.State}, leader: deps.IsLeader},
 		&processCollector{deps: deps},
 	)

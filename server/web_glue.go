@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"net"
 	"net/http"
 	"strings"
@@ -100,33 +99,14 @@ func (w *webUI) baseURL() string {
 
 // webRoutes adds POST /v1/web/login: `strata web login` asks, over the
 // caller's authenticated channel (socket peer credentials or MUNGE), for a
-// one-time link to this server's page. It is answered here, never
-// forwarded: the sessions live in this process.
+// one-time link to the page. Like every write it is answered by the
+// leader (a follower forwards it with the caller's identity): the session
+// lives in the leader's memory and the link names the leader's page.
 func (s *Server) webRoutes(mux *http.ServeMux) {
-	mux.Handle("POST "+api.Version+"/web/login", http.HandlerFunc(s.handleWebLogin))
+	mux.Handle("POST "+api.Version+"/web/login", s.wrap(s.handleWebLogin, false))
 }
 
-func (s *Server) handleWebLogin(w http.ResponseWriter, r *http.Request) {
-	out, err := s.webLogin(r)
-	w.Header().Set("Content-Type", "application/json")
-	if err != nil {
-		pe, ok := model.AsPBSError(err)
-		if !ok {
-			s.logger.Printf("%s %s: %v", r.Method, r.URL.Path, err)
-			pe = &model.PBSError{Code: model.PBSESystem, Msg: model.Message(model.PBSESystem) + err.Error()}
-		}
-		w.WriteHeader(statusFor(pe.Code))
-		json.NewEncoder(w).Encode(pe)
-		return
-	}
-	json.NewEncoder(w).Encode(out)
-}
-
-func (s *Server) webLogin(r *http.Request) (*api.WebLoginResponse, error) {
-	id, err := s.identify(r)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) handleWebLogin(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
 	if id.Agent || id.User == "" {
 		return nil, model.Errorf(model.PBSEPerm, "(a web login is for users)")
 	}
@@ -142,5 +122,5 @@ func (s *Server) webLogin(r *http.Request) (*api.WebLoginResponse, error) {
 		return nil, err
 	}
 	s.logger.Printf("web: login link minted for %s@%s", id.User, id.Host)
-	return &api.WebLoginResponse{URL: base + "/ui/login?code=" + code, Page: base + "/ui/", User: id.User, Expires: exp.Unix()}, nil
+	return api.WebLoginResponse{URL: base + "/ui/login?code=" + code, Page: base + "/ui/", User: id.User, Expires: exp.Unix()}, nil
 }

@@ -38,6 +38,25 @@ func TestProvisionAndCgroupMetrics(t *testing.T) {
 	}
 
 	// The agent running the job: its cgroup's usage.
+	url := "http://" + metricsAddrs(t, c)["node2"] + "/metrics"
+	if af, _ := scrapeMetrics(t, url); sample(af, "strata_agent_cgroup_jobs", nil) < 0 {
+		log, _ := os.ReadFile(filepath.Join(c.dir, "node2.log"))
+		if strings.Contains(string(log), "contained by cgroup") {
+			t.Fatalf("node2 contains jobs by cgroup but exports no strata_agent_cgroup_jobs")
+		}
+		t.Skip("jobs get no cgroups on this machine: no agent cgroup series to check")
+	}
+	waitFor(t, 10*time.Second, "node2's cgroup series", func() bool {
+		af, _ := scrapeMetrics(t, url)
+		return sample(af, "strata_agent_cgroup_jobs", nil) == 1 && sample(af, "strata_agent_cgroup_memory_bytes", nil) > 0 &&
+			sample(af, "strata_agent_cgroup_cpu_seconds", nil) >= 0 && sample(af, "strata_agent_cgroup_oom_kills", nil) == 0
+	})
+}
+
+// metricsAddrs maps each process of the cluster to its metrics address
+// (D/cluster.json).
+func metricsAddrs(t *testing.T, c *cluster) map[string]string {
+	t.Helper()
 	var layout struct {
 		Procs []struct {
 			Name    string `json:"name"`
@@ -48,22 +67,9 @@ func TestProvisionAndCgroupMetrics(t *testing.T) {
 	if err != nil || json.Unmarshal(b, &layout) != nil {
 		t.Fatalf("cluster.json: %v", err)
 	}
+	out := map[string]string{}
 	for _, p := range layout.Procs {
-		if p.Name != "node2" {
-			continue
-		}
-		af, _ := scrapeMetrics(t, "http://"+p.Metrics+"/metrics")
-		if sample(af, "strata_agent_cgroup_jobs", nil) < 0 {
-			log, _ := os.ReadFile(filepath.Join(c.dir, "node2.log"))
-			if strings.Contains(string(log), "contained by cgroup") {
-				t.Fatalf("node2 contains jobs by cgroup but exports no strata_agent_cgroup_jobs")
-			}
-			t.Skip("jobs get no cgroups on this machine: no agent cgroup series to check")
-		}
-		waitFor(t, 10*time.Second, "node2's cgroup series", func() bool {
-			af, _ = scrapeMetrics(t, "http://"+p.Metrics+"/metrics")
-			return sample(af, "strata_agent_cgroup_jobs", nil) == 1 && sample(af, "strata_agent_cgroup_memory_bytes", nil) > 0 &&
-				sample(af, "strata_agent_cgroup_cpu_seconds", nil) >= 0 && sample(af, "strata_agent_cgroup_oom_kills", nil) == 0
-		})
+		out[p.Name] = p.Metrics
 	}
+	return out
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"path/filepath"
 
 	"github.com/hashicorp/raft"
 
@@ -28,6 +29,7 @@ func (s *Server) newMetrics() *metrics.Metrics {
 			}
 			return s.node.Raft.Stats()
 		},
+		RaftDir: filepath.Join(s.cfg.DataDir, "raft"),
 	})
 }
 

@@ -26,7 +26,11 @@ type webUI struct {
 // newWebUI builds the page over this server's read paths (the ones qstat,
 // pbsnodes and `strata provision status` answer from), or nil when off.
 func (s *Server) newWebUI() *webUI {
-	if !s.cfg.Web || s.cfg.MetricsAddr == "" {
+	if !s.cfg.Web {
+		return nil
+	}
+	if s.cfg.MetricsAddr == "" {
+		s.logger.Printf("web = true needs metrics_addr (the page is served there): the web page is off")
 		return nil
 	}
 	sessions := web.NewSessions(s.now)

@@ -33,6 +33,9 @@ func TestProvisionAndCgroupMetrics(t *testing.T) {
 	if h := f["strata_provision_duration_seconds"].GetMetric()[0].GetHistogram(); h.GetSampleSum() < 1 || h.GetSampleSum() > 60 {
 		t.Errorf("provisioning took %v s by the histogram, want the hook's 1 s and a little", h.GetSampleSum())
 	}
+	if sample(f, "strata_raft_log_bytes", nil) <= 0 {
+		t.Errorf("strata_raft_log_bytes missing or zero")
+	}
 	if strings.Contains(body, id) {
 		t.Errorf("metrics name the job %s", id)
 	}

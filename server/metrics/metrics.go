@@ -32,6 +32,9 @@ type Deps struct {
 	IsLeader func() bool
 	// RaftStats returns hashicorp/raft's Stats() map; nil: no Raft series.
 	RaftStats func() map[string]string
+	// RaftDir is the server's raft directory (raft.db, snapshots/);
+	// empty: no disk-size series.
+	RaftDir string
 }
 
 // Metrics is one server's instrumentation.
@@ -105,6 +108,9 @@ func New(deps Deps) *Metrics {
 		&leaderGated{c: &stateCollector{state: deps.State}, leader: deps.IsLeader},
 		&processCollector{deps: deps},
 	)
+	if deps.RaftDir != "" {
+		m.reg.MustRegister(&diskCollector{dir: deps.RaftDir})
+	}
 	return m
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"sort"
 	"sync"
 	"time"
 )
@@ -133,6 +134,27 @@ func (s *Sessions) Lookup(sid, client string) (*Viewer, time.Time, bool) {
 	}
 	v := e.viewer
 	return &v, e.expires, true
+}
+
+// Minted lists the users of the live login codes (oldest first): who the
+// server has handed links to (tests check it is the caller, whatever the
+// request said).
+func (s *Sessions) Minted() []Viewer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	var es []*entry
+	for _, e := range s.codes {
+		if now.Before(e.expires) {
+			es = append(es, e)
+		}
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].created.Before(es[j].created) })
+	out := make([]Viewer, len(es))
+	for i, e := range es {
+		out[i] = e.viewer
+	}
+	return out
 }
 
 // End forgets a session (logout).

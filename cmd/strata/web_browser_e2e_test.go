@@ -146,7 +146,8 @@ func TestWebPageInBrowser(t *testing.T) {
 	plain := c.submit("sleep 600\n", "-N", "plain", "-l", "select=1:ncpus=2", "-l", "walltime=00:20:00")
 	c.waitState(plain, 30*time.Second, "R")
 	c.submit("sleep 600\n", "-N", "needs_rhel9", "-l", "select=1:ncpus=2:aoe=rhel9", "-l", "walltime=00:30:00")
-	c.submit("sleep 60\n", "-N", "wide", "-l", "select=4:ncpus=2", "-l", "walltime=01:00:00")
+	c.must("qmgr", "-c", "set sched strict_ordering = true") // the wide job becomes a top job
+	wide := c.submit("sleep 60\n", "-N", "wide", "-l", "select=4:ncpus=2", "-l", "walltime=01:00:00")
 	waitFor(t, 30*time.Second, "a vnode provisioning", func() bool {
 		return strings.Contains(strings.Join(c.cliNodes(), "\n"), "provisioning")
 	})
@@ -176,6 +177,16 @@ func TestWebPageInBrowser(t *testing.T) {
 		t.Fatalf("screenshot %s: %d bytes, %v", shot, len(png), err)
 	}
 	t.Logf("screenshot: %s", shot)
+
+	// Once the scheduler has estimated the top job's start, the queue's
+	// timeline draws it as an estimate.
+	waitFor(t, 60*time.Second, "the wide job's estimated start", func() bool {
+		return str(c.job(wide)["estimated"]) != ""
+	})
+	waitFor(t, 60*time.Second, "the estimate on the page's timeline", func() bool {
+		dom = string(headless(t, chrome, strings.TrimSpace(c.must("strata", "web", "login")), "--dump-dom"))
+		return regexp.MustCompile(`class="span est"[^>]*>` + regexp.QuoteMeta(wide) + ` wide<`).MatchString(dom)
+	})
 
 	// Anonymous: the node map is there, no job is.
 	anon := string(headless(t, chrome, webBase(t, c)+"/ui/", "--dump-dom"))

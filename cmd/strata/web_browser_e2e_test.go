@@ -188,6 +188,27 @@ func TestWebPageInBrowser(t *testing.T) {
 		return regexp.MustCompile(`class="span est"[^>]*>` + regexp.QuoteMeta(wide) + ` wide<`).MatchString(dom)
 	})
 
+	// A link for one job opens its detail: qstat -f's attributes and
+	// tracejob's lines, as the commands print them.
+	dom = string(headless(t, chrome, strings.TrimSpace(c.must("strata", "web", "login", "--job", plain)), "--dump-dom"))
+	trace := c.must("tracejob", plain)
+	attrs := regexp.MustCompile(`(?s)<pre id="job-attrs">(.*?)</pre>`).FindStringSubmatch(dom)
+	lines := regexp.MustCompile(`(?s)<pre id="job-trace">(.*?)</pre>`).FindStringSubmatch(dom)
+	if attrs == nil || !strings.Contains(attrs[1], "Job Id: "+plain) || !strings.Contains(attrs[1], "name = plain") || !strings.Contains(attrs[1], "state = R") {
+		t.Errorf("job detail attributes: %v", attrs)
+	}
+	// The first event (queued) reads the same on the page as in tracejob.
+	first := ""
+	for _, l := range strings.Split(trace, "\n") {
+		if strings.Contains(l, "  S    ") {
+			first = l
+			break
+		}
+	}
+	if lines == nil || first == "" || !strings.Contains(html.UnescapeString(lines[1]), first) {
+		t.Errorf("job detail history %v lacks tracejob's line %q", lines, first)
+	}
+
 	// Anonymous: the node map is there, no job is.
 	anon := string(headless(t, chrome, webBase(t, c)+"/ui/", "--dump-dom"))
 	if len(domNodes(anon)) != 4 || len(domJobs(anon)) != 0 || strings.Contains(anon, "needs_rhel9") {

@@ -3,6 +3,7 @@ package webcmd
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"time"
 
@@ -22,12 +23,17 @@ func Command(connect func(name string) *api.Client) *cli.Command {
 		Subcommands: []*cli.Command{{
 			Name:  "login",
 			Usage: "print a one-time link that opens the page as you (valid 2 minutes; the session it starts lasts 30 minutes)",
+			Flags: []cli.Flag{&cli.StringFlag{Name: "job", Usage: "open this job's detail (qstat -f, tracejob)"}},
 			Action: func(c *cli.Context) error {
 				resp, err := connect(os.Getenv("PBS_SERVER")).WebLogin(c.Context)
 				if err != nil {
 					return cli.Exit("strata web login: "+err.Error(), 1)
 				}
-				fmt.Fprintln(c.App.Writer, resp.URL)
+				link := resp.URL
+				if job := c.String("job"); job != "" {
+					link += "&job=" + url.QueryEscape(job)
+				}
+				fmt.Fprintln(c.App.Writer, link)
 				fmt.Fprintf(c.App.ErrWriter, "Open the link above as %s before %s; it works once. The page without login: %s\n",
 					resp.User, time.Unix(resp.Expires, 0).Format("15:04:05"), resp.Page)
 				return nil

@@ -17,6 +17,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/strata-hpc/strata/model"
@@ -131,7 +132,14 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	if h.d.Logger != nil {
 		h.d.Logger.Printf("web: %s@%s logged in from %s", v.User, v.Host, clientIP(r))
 	}
-	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+	// A link for one job (strata web login --job) opens its detail; the
+	// id only ever lands in this page's fragment, so the redirect cannot
+	// lead elsewhere.
+	to := "/ui/"
+	if job := r.URL.Query().Get("job"); job != "" {
+		to += "#job=" + url.QueryEscape(job)
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {

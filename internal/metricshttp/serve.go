@@ -1,6 +1,7 @@
 // Package metricshttp serves a Prometheus handler on its own listener, as
-// servers and agents both do (metrics_addr): a mux holding
-// GET /metrics (and the server's web page when on), bounded timeouts and header size, closed with ctx.
+// servers and agents both do (metrics_addr): a mux holding GET /metrics
+// (and the server's web page when on, server/web), bounded timeouts and
+// header size, closed with ctx.
 package metricshttp
 
 import (

@@ -301,6 +301,13 @@ func (w *writer) plan(c *ApplyPlan) any {
 		j.EstStart, j.EstExec, j.TopJob = e.Start, e.Exec, e.Top
 		w.putJob(j)
 	}
+	for _, sw := range c.SoftWalltimes {
+		if j := w.job(sw.JobID); j != nil && j.IsRunning() && sw.Seconds > j.EstSoftWalltime {
+			j = j.Copy()
+			j.EstSoftWalltime = sw.Seconds
+			w.putJob(j)
+		}
+	}
 	return started
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // RuntimeAlterable are the resources qalter may change on a running job.
-var runtimeAlterable = map[string]bool{"cput": true, "walltime": true, "min_walltime": true, "max_walltime": true}
+var runtimeAlterable = map[string]bool{"cput": true, "walltime": true, "soft_walltime": true, "min_walltime": true, "max_walltime": true}
 
 // CheckRunningAlter returns PBSEModAtrRun naming the first resource that
 // differs between a running job's request and list, other than the ones a

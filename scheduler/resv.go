@@ -62,6 +62,7 @@ func (c *cycle) reservations() []*model.Job {
 		}
 	}
 	c.started = append(c.started, startedIn...)
+	c.hardEnds = anyUnconfirmed(s.Reservations) // soft walltime hook point (softwall.go)
 	c.cal = c.newCalendar()
 	for _, r := range s.Reservations {
 		if r.Active() {
@@ -90,6 +91,7 @@ func (c *cycle) reservations() []*model.Job {
 			confirmed = append(confirmed, &cr)
 		}
 	}
+	c.hardEnds = false
 	c.cal = c.newCalendar()
 	for _, r := range s.Reservations {
 		if r.Active() {

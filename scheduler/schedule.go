@@ -35,6 +35,12 @@ type cycle struct {
 	scratch  []float64            // planFits
 	rows     []planRow            // planFits
 	rowOf    []int                // planFits: vnode -> row+1
+
+	// Soft walltime (softwall.go): hardEnds plans with walltime only
+	// (reservation confirmation); hardDur is the hard duration of the
+	// job being considered.
+	hardEnds bool
+	hardDur  int64
 }
 
 // started is a job started in this cycle, for the calendar.
@@ -52,6 +58,7 @@ type started struct {
 func Schedule(s *Snapshot) *Plan {
 	c := newCycle(s)
 	c.plan.Comments = append(c.plan.Comments, s.Withheld...)
+	c.extendSoftWalltimes() // soft walltime hook point (softwall.go)
 	order := JobOrder(s)
 	// Reservation hook point (resv.go): confirm or deny new reservations,
 	// run the jobs of running ones on their vnodes, and hold reserved
@@ -149,7 +156,7 @@ func (c *cycle) run(cl *class, dur int64) ([]model.ExecChunk, verdict) {
 		st.rollback(m)
 		c.resort()
 		now := c.snap.Now
-		u := end(now, dur)
+		u := c.windowEnd(now, dur) // soft walltime hook point (softwall.go)
 		if cl.conflictEnd != 0 && u-now >= cl.conflictEnd {
 			return nil, conflicts
 		}

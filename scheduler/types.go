@@ -98,9 +98,11 @@ type Plan struct {
 	Estimates []model.JobEstimate
 	// Resvs confirm or deny unconfirmed reservations (resv.go).
 	Resvs []model.ResvDecision
+	// SoftWalltimes extend running jobs' soft walltimes (softwall.go).
+	SoftWalltimes []model.SoftWalltime
 }
 
 // Empty reports whether the plan changes nothing.
 func (p *Plan) Empty() bool {
-	return len(p.Runs) == 0 && len(p.Comments) == 0 && len(p.Estimates) == 0 && len(p.Resvs) == 0
+	return len(p.Runs) == 0 && len(p.Comments) == 0 && len(p.Estimates) == 0 && len(p.Resvs) == 0 && len(p.SoftWalltimes) == 0
 }

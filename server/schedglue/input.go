@@ -83,5 +83,5 @@ func LiveReservations(snap *raftstore.StateSnapshot) []*model.Reservation {
 // is converted; Now and Epoch let the FSM tell a stale "never runs" mark.
 func Command(in *scheduler.Snapshot, plan *scheduler.Plan) *raftstore.ApplyPlan {
 	return &raftstore.ApplyPlan{Now: in.Now, Epoch: in.Epoch, Runs: plan.Runs, Comments: plan.Comments,
-		Estimates: plan.Estimates, Resvs: plan.Resvs}
+		Estimates: plan.Estimates, Resvs: plan.Resvs, SoftWalltimes: plan.SoftWalltimes}
 }

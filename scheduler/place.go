@@ -32,6 +32,9 @@ func (c *cycle) usable(v int, ch *chunkReq, cl *class) bool {
 	if !st.eligible[v] || c.held(v) {
 		return false
 	}
+	if c.pmask != nil && !c.pmask[v] { // placement sets hook point (psets.go)
+		return false
+	}
 	if !ch.allows(v) {
 		return false
 	}
@@ -257,7 +260,7 @@ func (c *cycle) placePack(cl *class, ord []int) bool {
 	hosts, hv := c.order.hosts()
 	a := &c.att
 	hp := 0
-	if !c.order.dynamic && !c.win.on && !c.ranked {
+	if !c.order.dynamic && !c.win.on && !c.ranked && c.pmask == nil {
 		for cl.hostCursor < len(hosts) && !c.hostCouldPack(hv[hosts[cl.hostCursor]], cl) {
 			cl.hostCursor++
 		}

@@ -41,6 +41,14 @@ type cycle struct {
 	// job being considered.
 	hardEnds bool
 	hardDur  int64
+
+	// Placement sets (psets.go): the sets per list of keys, the sets of
+	// each class that has some, and while placing inside one set its
+	// members (pmask) and that the set loop is running (psetActive).
+	psetCache  map[string][]*pset
+	psetOf     map[*class][]*pset
+	pmask      []bool
+	psetActive bool
 }
 
 // started is a job started in this cycle, for the calendar.
@@ -186,6 +194,9 @@ func (c *cycle) run(cl *class, dur int64) ([]model.ExecChunk, verdict) {
 // the placement is left tentative in the overlay (commit or roll back to
 // the returned mark); on failure nothing is left.
 func (c *cycle) attempt(cl *class) (int, bool) {
+	if sets, ok := c.psetOf[cl]; ok && !c.psetActive { // placement sets hook point (psets.go)
+		return c.attemptPsets(cl, sets)
+	}
 	st := c.st
 	if restore := c.rankForAOE(cl); restore != nil { // provisioning hook point
 		defer restore()

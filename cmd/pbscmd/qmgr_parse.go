@@ -239,14 +239,14 @@ var qmgrAttrNames = map[string][]string{
 	"server": {"scheduling", "managers", "operators", "default_queue", "acl_host_enable", "acl_hosts", "acl_user_enable",
 		"acl_users", "acl_roots", "comment", "default_qsub_arguments", "resources_default", "default_chunk", "max_run", "max_queued", "max_array_size",
 		"max_concurrent_provision", "max_job_sequence_id", "scheduler_iteration", "flatuid", "query_other_jobs",
-		"job_history_enable", "job_history_duration", "node_fail_requeue", "server_state", "total_jobs", "state_count", "pbs_version"},
+		"job_history_enable", "job_history_duration", "node_fail_requeue", "node_group_enable", "node_group_key", "server_state", "total_jobs", "state_count", "pbs_version"},
 	"queue": {"queue_type", "priority", "acl_user_enable", "acl_users", "acl_group_enable", "acl_groups", "max_run", "max_queued",
-		"resources_max", "resources_min", "resources_default", "default_chunk", "backfill_depth", "enabled", "started", "total_jobs", "state_count"},
+		"resources_max", "resources_min", "resources_default", "default_chunk", "backfill_depth", "node_group_key", "enabled", "started", "total_jobs", "state_count"},
 	"node": {"state", "comment", "resources_available", "sort_priority", "priority", "provision_enable", "current_aoe",
 		"Mom", "Port", "ntype", "pcpus", "jobs"},
 	"resource": {"type", "flag"},
 	"sched": {"provision_policy", "node_sort_key", "job_sort_key", "by_queue", "round_robin", "strict_ordering", "backfill_depth",
-		"job_sort_formula", "job_sort_formula_threshold", "sched_min_interval"},
+		"job_sort_formula", "job_sort_formula_threshold", "sched_min_interval", "do_not_span_psets", "only_explicit_psets"},
 	"hook": {"type", "enabled", "event", "user", "alarm", "order", "debug", "fail_action", "freq"},
 }
 

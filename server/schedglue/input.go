@@ -22,7 +22,7 @@ func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	}
 	for name, q := range cfg.Queues {
 		in.Queues[name] = scheduler.Queue{Name: name, Priority: q.Priority, BackfillDepth: q.BackfillDepth,
-			DefaultWalltime: defaultWalltime(q.ResourcesDefault)}
+			DefaultWalltime: defaultWalltime(q.ResourcesDefault), NodeGroupKey: q.NodeGroupKey}
 	}
 	for _, st := range []string{model.StateRunning, model.StateSuspended, model.StateExiting} {
 		in.Running = append(in.Running, snap.JobsInState(st)...)

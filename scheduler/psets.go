@@ -1,0 +1,274 @@
+package scheduler
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// Placement sets (docs/scheduling.md, "Placement sets"), as OpenPBS's
+// node_partition: the values of the vnode resources named by
+// node_group_key (the job's queue's, else the server's, when
+// node_group_enable is on) or by the job's place=group=<res> partition the
+// vnodes; one set per value (a string_array vnode is in the set of each of
+// its values), and the vnodes without a value form one more set unless
+// only_explicit_psets. A job is placed inside one set: the smallest that
+// fits (ascending total ncpus, total mem, free ncpus, free mem), and for a
+// job with an AOE, sets whose vnodes already run the AOE first. A job that
+// fits no set even when all its vnodes are free spans all vnodes, or with
+// do_not_span_psets can never run. A job that fits some set, but none now,
+// waits: it never spans.
+
+// PsetConfig is the placement-set policy.
+type PsetConfig struct {
+	Enable       bool     // node_group_enable
+	Keys         []string // node_group_key of the server
+	DoNotSpan    bool     // do_not_span_psets
+	OnlyExplicit bool     // only_explicit_psets
+}
+
+// msgCantSpan is OpenPBS's CANT_SPAN_PSET comment.
+const msgCantSpan = "can't fit in the largest placement set, and can't span psets"
+
+// pset is one placement set of the cycle.
+type pset struct {
+	name   string // "switch=s1"
+	member []bool // per vnode
+	vnodes []int
+	total  []float64 // per column: capacity summed over the set
+}
+
+// psetsOf returns the placement sets that apply to a job (nil: none),
+// built once per cycle for each list of keys.
+func (c *cycle) psetsOf(j *model.Job) []*pset {
+	var keys []string
+	cfg := &c.snap.Config.Psets
+	switch {
+	case j.Place.Group != "":
+		keys = []string{j.Place.Group}
+	case !cfg.Enable:
+		return nil
+	case len(c.snap.Queues[j.Queue].NodeGroupKey) > 0:
+		keys = c.snap.Queues[j.Queue].NodeGroupKey
+	default:
+		keys = cfg.Keys
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	k := strings.Join(keys, ",")
+	if sets, ok := c.psetCache[k]; ok {
+		return sets
+	}
+	if c.psetCache == nil {
+		c.psetCache = map[string][]*pset{}
+	}
+	sets := buildPsets(c.st, keys, cfg.OnlyExplicit)
+	c.psetCache[k] = sets
+	return sets
+}
+
+// buildPsets partitions the vnodes by the values of each key.
+func buildPsets(st *state, keys []string, onlyExplicit bool) []*pset {
+	var out []*pset
+	for _, key := range keys {
+		list := st.defs[key].Type == model.TypeStringArray
+		byValue := map[string][]int{}
+		for v, vn := range st.vnodes {
+			val := strings.TrimSpace(vn.Available[key])
+			if val == "" {
+				if !onlyExplicit {
+					byValue[""] = append(byValue[""], v)
+				}
+				continue
+			}
+			if !list {
+				byValue[val] = append(byValue[val], v)
+				continue
+			}
+			for _, item := range strings.Split(val, ",") {
+				if item = strings.TrimSpace(item); item != "" {
+					byValue[item] = append(byValue[item], v)
+				}
+			}
+		}
+		for _, val := range model.SortedKeys(byValue) {
+			p := &pset{name: key + "=" + val, member: make([]bool, len(st.vnodes)), vnodes: byValue[val], total: make([]float64, st.nres)}
+			if val == "" {
+				p.name = key + `=""`
+			}
+			for _, v := range p.vnodes {
+				if p.member[v] {
+					continue // a value listed twice in one string_array
+				}
+				p.member[v] = true
+				for r := range p.total {
+					p.total[r] += st.capa[v*st.nres+r]
+				}
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// classPsets records the sets that apply to a newly compiled class.
+func (c *cycle) classPsets(cl *class, j *model.Job) {
+	if sets := c.psetsOf(j); sets != nil {
+		if c.psetOf == nil {
+			c.psetOf = map[*class][]*pset{}
+		}
+		c.psetOf[cl] = sets
+	}
+}
+
+// couldHold reports whether the set could take the class with all its
+// vnodes free: enough capacity in total, and for each chunk a vnode that
+// meets its constraints and (unless chunks may be split on a host) has
+// the capacity for a copy.
+func (c *cycle) couldHold(p *pset, cl *class) bool {
+	st := c.st
+	for r, need := range cl.need {
+		if need > p.total[r] {
+			return false
+		}
+	}
+	for i := range cl.chunks {
+		ch := &cl.chunks[i]
+		if ch.missing != "" {
+			return false
+		}
+		ok := false
+		for _, v := range p.vnodes {
+			if !ch.allows(v) {
+				continue
+			}
+			fits := true
+			for _, n := range ch.need {
+				if !cl.split && st.capa[v*st.nres+n.r] < n.amt {
+					fits = false
+					break
+				}
+			}
+			if fits {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// attemptPsets is attempt for a class with placement sets: inside each set
+// that could hold it, smallest first, then across all vnodes if it fits no
+// set and spanning is allowed.
+func (c *cycle) attemptPsets(cl *class, sets []*pset) (int, bool) {
+	st := c.st
+	type cand struct {
+		p    *pset
+		tier int
+		free []float64
+	}
+	aoe := ""
+	for i := range cl.chunks {
+		if aoe = chunkAOE(&cl.chunks[i]); aoe != "" {
+			break
+		}
+	}
+	ncpus, hasNcpus := st.col["ncpus"]
+	mem, hasMem := st.col["mem"]
+	var cands []cand
+	anyFits := false
+	for _, p := range sets {
+		if !c.couldHold(p, cl) {
+			continue
+		}
+		anyFits = true
+		// What is free in the set over the window; a set without
+		// enough in total is skipped at once ("Placement set X is too
+		// small" in OpenPBS's log).
+		free := make([]float64, st.nres)
+		var onAOE float64
+		for _, v := range p.vnodes {
+			if !st.eligible[v] || c.held(v) {
+				continue
+			}
+			for r := range free {
+				free[r] += max(0, c.free(v, r))
+			}
+			if aoe != "" && hasNcpus && st.vnodes[v].CurrentAOE == aoe {
+				onAOE += st.capa[v*st.nres+ncpus]
+			}
+		}
+		small := false
+		for r, need := range cl.need {
+			if need > free[r] {
+				small = true
+			}
+		}
+		if small {
+			continue
+		}
+		tier := 0
+		if aoe != "" {
+			// Provisioning: sets that already run the AOE first (all
+			// of the job's cpus, then some), so fewer hosts reboot.
+			switch {
+			case hasNcpus && onAOE >= cl.need[ncpus] && onAOE > 0:
+			case onAOE > 0:
+				tier = 1
+			default:
+				tier = 2
+			}
+		}
+		cands = append(cands, cand{p, tier, free})
+	}
+	at := func(a []float64, r int, ok bool) float64 {
+		if !ok {
+			return 0
+		}
+		return a[r]
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		return cmp.Or(
+			cmp.Compare(a.tier, b.tier),
+			cmp.Compare(at(a.p.total, ncpus, hasNcpus), at(b.p.total, ncpus, hasNcpus)),
+			cmp.Compare(at(a.p.total, mem, hasMem), at(b.p.total, mem, hasMem)),
+			cmp.Compare(at(a.free, ncpus, hasNcpus), at(b.free, ncpus, hasNcpus)),
+			cmp.Compare(at(a.free, mem, hasMem), at(b.free, mem, hasMem)),
+			strings.Compare(a.p.name, b.p.name))
+	})
+	c.psetActive = true
+	defer func() { c.psetActive, c.pmask = false, nil }()
+	for _, k := range cands {
+		c.pmask = k.p.member
+		if m, ok := c.attempt(cl); ok {
+			return m, true
+		}
+	}
+	c.pmask = nil
+	if anyFits || c.snap.Config.Psets.DoNotSpan {
+		return 0, false
+	}
+	return c.attempt(cl) // fits no set: span them (OpenPBS's default)
+}
+
+// psetNever explains a class that fits no placement set when spanning is
+// off (do_not_span_psets).
+func (c *cycle) psetNever(cl *class) (string, bool) {
+	sets, ok := c.psetOf[cl]
+	if !ok || !c.snap.Config.Psets.DoNotSpan {
+		return "", false
+	}
+	for _, p := range sets {
+		if c.couldHold(p, cl) {
+			return "", false
+		}
+	}
+	return msgCantSpan, true
+}

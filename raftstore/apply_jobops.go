@@ -143,6 +143,9 @@ func (w *writer) alterJob(c *AlterJob) any {
 		j.Array.MaxRun = *c.MaxRunSubjobs
 	}
 	if c.Resources != nil {
+		if c.Resources.List["soft_walltime"] != j.ResourceList["soft_walltime"] {
+			j.EstSoftWalltime = 0 // a new soft walltime starts a new estimate
+		}
 		j.ResourceList = c.Resources.List
 		j.Select = c.Resources.Select
 		j.Place = c.Resources.Place

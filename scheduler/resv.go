@@ -279,6 +279,7 @@ func (c *cycle) runInside(r *model.Reservation, jobs []*model.Job) []started {
 		Queued:    jobs,
 	}
 	sub.Config.StrictOrdering = false // jobs in reservations are never top jobs
+	sub.Config.Psets.Enable = false   // the reservation's vnodes are its set (psets.go)
 	for _, j := range s.Running {
 		if j.Queue == r.Queue {
 			sub.Running = append(sub.Running, j)

@@ -265,7 +265,7 @@ func (c *cycle) placePack(cl *class, ord []int) bool {
 			cl.hostCursor++
 		}
 		hp = cl.hostCursor
-	} else if !c.order.dynamic && !c.win.future && !c.ranked {
+	} else if !c.order.dynamic && !c.win.future && !c.ranked && c.pmask == nil {
 		hp = cl.hostCursor // a window only narrows what fits now
 	}
 	for ; hp < len(hosts); hp++ {
@@ -331,14 +331,14 @@ func (c *cycle) hostCouldPack(vs []int, cl *class) bool {
 // a copy and returns where a scan should begin. Called before anything of
 // the current attempt is placed, so "cannot" is about committed state only.
 func (c *cycle) startVnode(ch *chunkReq) int {
-	if c.order.dynamic || c.win.future || c.ranked {
+	if c.order.dynamic || c.win.future || c.ranked || c.pmask != nil {
 		return 0
 	}
 	return ch.cur.vnode
 }
 
 func (c *cycle) startHost(ch *chunkReq) int {
-	if c.order.dynamic || c.win.future || c.ranked {
+	if c.order.dynamic || c.win.future || c.ranked || c.pmask != nil {
 		return 0
 	}
 	return ch.cur.host

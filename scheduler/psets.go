@@ -32,12 +32,24 @@ type PsetConfig struct {
 // msgCantSpan is OpenPBS's CANT_SPAN_PSET comment.
 const msgCantSpan = "can't fit in the largest placement set, and can't span psets"
 
-// pset is one placement set of the cycle.
+// pset is one placement set of the cycle. Membership is marked in the
+// cycle's one mask while the set is tried, not kept per set: a key with a
+// value per host (place=group=host, which any user may ask for) would
+// otherwise cost sets x vnodes.
 type pset struct {
-	name   string // "switch=s1"
-	member []bool // per vnode
-	vnodes []int
+	name   string    // "switch=s1"
+	vnodes []int     // in server order, each once
+	hosts  int       // distinct hosts
 	total  []float64 // per column: capacity summed over the set
+}
+
+// copies is the number of chunk copies of the class.
+func (cl *class) copies() int {
+	n := 0
+	for i := range cl.chunks {
+		n += cl.chunks[i].count
+	}
+	return n
 }
 
 // psetsOf returns the placement sets that apply to a job (nil: none),
@@ -95,15 +107,20 @@ func buildPsets(st *state, keys []string, onlyExplicit bool) []*pset {
 			}
 		}
 		for _, val := range model.SortedKeys(byValue) {
-			p := &pset{name: key + "=" + val, member: make([]bool, len(st.vnodes)), vnodes: byValue[val], total: make([]float64, st.nres)}
+			p := &pset{name: key + "=" + val, total: make([]float64, st.nres)}
 			if val == "" {
 				p.name = key + `=""`
 			}
-			for _, v := range p.vnodes {
-				if p.member[v] {
+			seenHost := map[int]bool{}
+			for _, v := range byValue[val] {
+				if n := len(p.vnodes); n > 0 && p.vnodes[n-1] == v {
 					continue // a value listed twice in one string_array
 				}
-				p.member[v] = true
+				p.vnodes = append(p.vnodes, v)
+				if !seenHost[st.hostOf[v]] {
+					seenHost[st.hostOf[v]] = true
+					p.hosts++
+				}
 				for r := range p.total {
 					p.total[r] += st.capa[v*st.nres+r]
 				}
@@ -132,6 +149,17 @@ func (c *cycle) couldHold(p *pset, cl *class) bool {
 	st := c.st
 	for r, need := range cl.need {
 		if need > p.total[r] {
+			return false
+		}
+	}
+	// scatter needs a host per copy, vscatter a vnode per copy.
+	switch copies := cl.copies(); cl.arrangement {
+	case model.PlaceScatter:
+		if p.hosts < copies {
+			return false
+		}
+	case model.PlaceVScatter:
+		if len(p.vnodes) < copies {
 			return false
 		}
 	}
@@ -245,9 +273,26 @@ func (c *cycle) attemptPsets(cl *class, sets []*pset) (int, bool) {
 	})
 	c.psetActive = true
 	defer func() { c.psetActive, c.pmask = false, nil }()
+	if c.psetMask == nil {
+		c.psetMask = make([]bool, len(st.vnodes))
+	}
 	for _, k := range cands {
-		c.pmask = k.p.member
-		if m, ok := c.attempt(cl); ok {
+		for _, v := range k.p.vnodes {
+			c.psetMask[v] = true
+		}
+		c.pmask = c.psetMask
+		// avoid_provision re-ranks the whole order itself (aoe.go): the
+		// mask alone keeps such a job inside the set.
+		restore := func() {}
+		if aoe == "" || c.snap.Provision.Policy != AvoidProvision {
+			restore = c.orderWithin(k.p)
+		}
+		m, ok := c.attempt(cl)
+		restore()
+		for _, v := range k.p.vnodes {
+			c.psetMask[v] = false
+		}
+		if ok {
 			return m, true
 		}
 	}
@@ -271,4 +316,27 @@ func (c *cycle) psetNever(cl *class) (string, bool) {
 		}
 	}
 	return msgCantSpan, true
+}
+
+// orderWithin narrows the vnode order to the set's vnodes (in node order),
+// so that an attempt inside a set costs the set's size, not the cluster's;
+// positions are the set's own, which is why cursors do not apply while a
+// set is tried. It returns the function that restores the full order.
+func (c *cycle) orderWithin(p *pset) func() {
+	o := c.order
+	seq, pos := o.seq, o.pos
+	sub := slices.Clone(p.vnodes)
+	slices.SortFunc(sub, func(a, b int) int { return pos[a] - pos[b] })
+	if c.psetPos == nil {
+		c.psetPos = make([]int, len(pos))
+	}
+	for i, v := range sub {
+		c.psetPos[v] = i
+	}
+	o.seq, o.pos = sub, c.psetPos
+	o.version++
+	return func() {
+		o.seq, o.pos = seq, pos
+		o.version++
+	}
 }

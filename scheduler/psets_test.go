@@ -1,8 +1,11 @@
 package scheduler
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-hpc/strata/model"
 )
@@ -172,5 +175,65 @@ func TestPlacementSetsTopJob(t *testing.T) {
 	e := estimates(Schedule(s))[jobID(1)]
 	if e.Start != now+1000 {
 		t.Errorf("estimated start +%d, want +1000 (inside one switch)", e.Start-now)
+	}
+}
+
+// TestPlacementSetsAvoidProvision: under avoid_provision the AOE ranking
+// applies inside the set.
+func TestPlacementSetsAvoidProvision(t *testing.T) {
+	cur := func(aoe string) vnodeOpt {
+		return func(v *model.Vnode) { v.CurrentAOE, v.ProvisionEnable = aoe, true }
+	}
+	vs := []*model.Vnode{
+		vnode("a1", "ncpus=2,aoe=rhel,sles", withAvail("switch", "a"), cur("sles"), prio(9)),
+		vnode("a2", "ncpus=2,aoe=rhel,sles", withAvail("switch", "a"), cur("rhel")),
+		vnode("a3", "ncpus=2,aoe=rhel,sles", withAvail("switch", "a"), cur("sles")),
+		vnode("b1", "ncpus=2,aoe=rhel,sles", withAvail("switch", "b"), cur("sles")),
+		vnode("b2", "ncpus=2,aoe=rhel,sles", withAvail("switch", "b"), cur("sles")),
+		vnode("b3", "ncpus=2,aoe=rhel,sles", withAvail("switch", "b"), cur("sles")),
+		vnode("b4", "ncpus=2,aoe=rhel,sles", withAvail("switch", "b"), cur("sles")),
+	}
+	s := snapshot(vs, job(t, 1, "2:ncpus=2:aoe=rhel", "scatter"))
+	s.Defs = psetDefs
+	s.Provision = ProvisionInfo{Enabled: true, Policy: AvoidProvision}
+	s.Config.Psets = PsetConfig{Enable: true, Keys: []string{"switch"}}
+	if got := hostsOf(Schedule(s), jobID(1)); got != "a2,a1" {
+		t.Errorf("placed on %q, want a2,a1 (switch a has rhel; a2 first under avoid_provision)", got)
+	}
+}
+
+// TestPlacementSetsManySets performs the attack of a user asking for
+// place=group=host on a large cluster: one set per host. The cycle must
+// stay linear in the vnodes (no per-set vnode tables, no scan of the
+// whole cluster per set).
+func TestPlacementSetsManySets(t *testing.T) {
+	// Two vnodes per host with one cpu free each: every host's set has
+	// the two cpus a job asks for in total, so each set is really tried
+	// (and fails: a chunk is not split in free or pack placement).
+	const n = 20000
+	vs := make([]*model.Vnode, n)
+	for i := range vs {
+		vs[i] = vnode(fmt.Sprintf("n%05d", i), "ncpus=2", onHost(fmt.Sprintf("h%05d", i/2)), running("x", 1))
+	}
+	jobs := []*model.Job{
+		job(t, 1, "1:ncpus=2", "free:group=host"),
+		job(t, 2, "1:ncpus=2:color=red", "pack:group=host"),
+		job(t, 3, "1:ncpus=2", "vscatter:group=host"),
+	}
+	s := snapshot(vs, jobs...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	p := Schedule(s)
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if len(p.Runs) != 0 {
+		t.Errorf("ran %d jobs on vnodes with 1 cpu free", len(p.Runs))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 200<<20 {
+		t.Errorf("a cycle allocated %d MB for one set per host", alloc>>20)
+	}
+	if elapsed > 2*time.Second {
+		t.Errorf("a cycle took %s for one set per host", elapsed)
 	}
 }

@@ -48,6 +48,8 @@ type cycle struct {
 	psetCache  map[string][]*pset
 	psetOf     map[*class][]*pset
 	pmask      []bool
+	psetMask   []bool // backing store of pmask, all false between sets
+	psetPos    []int  // vnode positions in the order narrowed to a set
 	psetActive bool
 }
 

@@ -128,25 +128,37 @@ func TestPlacementSetsStringArray(t *testing.T) {
 	}
 }
 
-// TestPlacementSetsPreferAOE: among sets that fit, a job with an AOE goes
-// to the set whose vnodes already run it, even if it is larger.
-func TestPlacementSetsPreferAOE(t *testing.T) {
-	cur := func(aoe string) vnodeOpt {
-		return func(v *model.Vnode) { v.CurrentAOE, v.ProvisionEnable = aoe, true }
-	}
-	vs := []*model.Vnode{
-		vnode("a1", "ncpus=2,aoe=rhel,sles", withAvail("switch", "a"), cur("sles")),
-		vnode("a2", "ncpus=2,aoe=rhel,sles", withAvail("switch", "a"), cur("sles")),
-		vnode("b1", "ncpus=2,aoe=rhel,sles", withAvail("switch", "b"), cur("rhel")),
-		vnode("b2", "ncpus=2,aoe=rhel,sles", withAvail("switch", "b"), cur("rhel")),
-		vnode("b3", "ncpus=2,aoe=rhel,sles", withAvail("switch", "b"), cur("rhel")),
-	}
-	s := snapshot(vs, job(t, 1, "2:ncpus=2:aoe=rhel", "scatter"))
-	s.Defs = psetDefs
-	s.Provision = ProvisionInfo{Enabled: true}
-	s.Config.Psets = PsetConfig{Enable: true, Keys: []string{"switch"}}
-	if got := hostsOf(Schedule(s), jobID(1)); got != "b1,b2" {
-		t.Errorf("placed on %q, want b1,b2 (already on rhel)", got)
+// TestPlacementSetsAOE: among sets that fit, a job with an AOE goes to
+// the set whose vnodes already run it, even a larger one; under
+// avoid_provision the AOE ranking applies inside the set too.
+func TestPlacementSetsAOE(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy string
+		vnodes string // name:switch:current_aoe[:priority] ...
+		want   string
+	}{
+		{"larger set already on the AOE", "", "a1:a:sles a2:a:sles b1:b:rhel b2:b:rhel b3:b:rhel", "b1,b2"},
+		{"avoid_provision inside the set", AvoidProvision, "a1:a:sles:9 a2:a:rhel a3:a:sles b1:b:sles b2:b:sles b3:b:sles b4:b:sles", "a2,a1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var vs []*model.Vnode
+			for _, spec := range strings.Fields(tc.vnodes) {
+				f := strings.Split(spec, ":")
+				o := []vnodeOpt{withAvail("switch", f[1]), func(v *model.Vnode) { v.CurrentAOE, v.ProvisionEnable = f[2], true }}
+				if len(f) > 3 {
+					o = append(o, prio(9))
+				}
+				vs = append(vs, vnode(f[0], "ncpus=2,aoe=rhel,sles", o...))
+			}
+			s := snapshot(vs, job(t, 1, "2:ncpus=2:aoe=rhel", "scatter"))
+			s.Defs = psetDefs
+			s.Provision = ProvisionInfo{Enabled: true, Policy: tc.policy}
+			s.Config.Psets = PsetConfig{Enable: true, Keys: []string{"switch"}}
+			if got := hostsOf(Schedule(s), jobID(1)); got != tc.want {
+				t.Errorf("placed on %q, want %s", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -175,30 +187,6 @@ func TestPlacementSetsTopJob(t *testing.T) {
 	e := estimates(Schedule(s))[jobID(1)]
 	if e.Start != now+1000 {
 		t.Errorf("estimated start +%d, want +1000 (inside one switch)", e.Start-now)
-	}
-}
-
-// TestPlacementSetsAvoidProvision: under avoid_provision the AOE ranking
-// applies inside the set.
-func TestPlacementSetsAvoidProvision(t *testing.T) {
-	cur := func(aoe string) vnodeOpt {
-		return func(v *model.Vnode) { v.CurrentAOE, v.ProvisionEnable = aoe, true }
-	}
-	vs := []*model.Vnode{
-		vnode("a1", "ncpus=2,aoe=rhel,sles", withAvail("switch", "a"), cur("sles"), prio(9)),
-		vnode("a2", "ncpus=2,aoe=rhel,sles", withAvail("switch", "a"), cur("rhel")),
-		vnode("a3", "ncpus=2,aoe=rhel,sles", withAvail("switch", "a"), cur("sles")),
-		vnode("b1", "ncpus=2,aoe=rhel,sles", withAvail("switch", "b"), cur("sles")),
-		vnode("b2", "ncpus=2,aoe=rhel,sles", withAvail("switch", "b"), cur("sles")),
-		vnode("b3", "ncpus=2,aoe=rhel,sles", withAvail("switch", "b"), cur("sles")),
-		vnode("b4", "ncpus=2,aoe=rhel,sles", withAvail("switch", "b"), cur("sles")),
-	}
-	s := snapshot(vs, job(t, 1, "2:ncpus=2:aoe=rhel", "scatter"))
-	s.Defs = psetDefs
-	s.Provision = ProvisionInfo{Enabled: true, Policy: AvoidProvision}
-	s.Config.Psets = PsetConfig{Enable: true, Keys: []string{"switch"}}
-	if got := hostsOf(Schedule(s), jobID(1)); got != "a2,a1" {
-		t.Errorf("placed on %q, want a2,a1 (switch a has rhel; a2 first under avoid_provision)", got)
 	}
 }
 

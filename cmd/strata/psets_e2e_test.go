@@ -55,6 +55,14 @@ func TestPlacementSets(t *testing.T) {
 			t.Errorf("print server lacks %q:\n%s", want, cfg)
 		}
 	}
+	replayPrintServer(t, cfg)
+}
+
+// replayPrintServer feeds print server output into a fresh cluster and
+// expects the same configuration back.
+func replayPrintServer(t *testing.T, cfg string) {
+	t.Helper()
+	// The fresh cluster's seeded queue goes first, so it is empty.
 	b := startCluster(t, 1, 1)
 	b.must("qmgr", "-c", "delete queue workq")
 	if r := b.runWithInput(cfg, "qmgr"); r.code != 0 {

@@ -41,6 +41,46 @@ type pset struct {
 	vnodes []int     // in server order, each once
 	hosts  int       // distinct hosts
 	total  []float64 // per column: capacity summed over the set
+	// free is what the set's vnodes have free now, per column, while
+	// freeOK (refreshFree clears it when a job starts on the set: nothing
+	// else changes the overlay during the job pass).
+	free   []float64
+	freeOK bool
+	sub    []int // the set's vnodes in node order (static sort keys)
+}
+
+// setFree is what p's usable vnodes have free over the placement window:
+// cached for "now" until the next job starts, computed afresh for a
+// window with holds or in the future.
+func (c *cycle) setFree(p *pset) []float64 {
+	st := c.st
+	if !c.win.on && p.freeOK {
+		return p.free
+	}
+	if p.free == nil {
+		p.free = make([]float64, st.nres)
+	}
+	free := p.free
+	clear(free)
+	for _, v := range p.vnodes {
+		if !st.eligible[v] || c.held(v) {
+			continue
+		}
+		if c.win.on {
+			for r := range free {
+				free[r] += max(0, c.free(v, r))
+			}
+			continue
+		}
+		row := v * st.nres
+		for r := range free {
+			if f := st.avail0[row+r] - st.placed[row+r]; f > 0 {
+				free[r] += f
+			}
+		}
+	}
+	p.freeOK = !c.win.on
+	return free
 }
 
 // copies is the number of chunk copies of the class.
@@ -71,15 +111,73 @@ func (c *cycle) psetsOf(j *model.Job) []*pset {
 		return nil
 	}
 	k := strings.Join(keys, ",")
-	if sets, ok := c.psetCache[k]; ok {
-		return sets
+	if ix, ok := c.psetCache[k]; ok {
+		return ix.sets
 	}
 	if c.psetCache == nil {
-		c.psetCache = map[string][]*pset{}
+		c.psetCache = map[string]*psetIndex{}
 	}
-	sets := buildPsets(c.st, keys, cfg.OnlyExplicit)
-	c.psetCache[k] = sets
-	return sets
+	ix := newPsetIndex(c.st, buildPsets(c.st, keys, cfg.OnlyExplicit))
+	c.psetCache[k] = ix
+	c.psetIdx = append(c.psetIdx, ix)
+	return ix.sets
+}
+
+// psetIndex is one list of sets with, per vnode, the sets it is in (CSR:
+// of[start[v]:start[v+1]]), so that a job started in the cycle marks only
+// the sets whose free amounts it changed.
+type psetIndex struct {
+	sets  []*pset
+	start []int32
+	of    []int32
+	seen  int // run decisions already accounted for
+}
+
+func newPsetIndex(st *state, sets []*pset) *psetIndex {
+	ix := &psetIndex{sets: sets, start: make([]int32, len(st.vnodes)+1)}
+	for _, p := range sets {
+		for _, v := range p.vnodes {
+			ix.start[v+1]++
+		}
+	}
+	for v := range st.vnodes {
+		ix.start[v+1] += ix.start[v]
+	}
+	ix.of = make([]int32, ix.start[len(st.vnodes)])
+	next := slices.Clone(ix.start[:len(st.vnodes)])
+	for i, p := range sets {
+		for _, v := range p.vnodes {
+			ix.of[next[v]] = int32(i)
+			next[v]++
+		}
+	}
+	return ix
+}
+
+// refreshFree forgets the cached free amounts of the sets that the jobs
+// started since the last call touch: every vnode of each host they use
+// (the host of a job with an AOE is held whole while it is provisioned).
+func (c *cycle) refreshFree() {
+	st := c.st
+	runs := c.plan.Runs
+	for _, ix := range c.psetIdx {
+		for _, d := range runs[ix.seen:] {
+			for _, ec := range d.Exec {
+				for _, sh := range ec.Shares {
+					v, ok := st.index[sh.Vnode]
+					if !ok {
+						continue
+					}
+					for _, w := range st.hosts[st.hostOf[v]] {
+						for _, i := range ix.of[ix.start[w]:ix.start[w+1]] {
+							ix.sets[i].freeOK = false
+						}
+					}
+				}
+			}
+		}
+		ix.seen = len(runs)
+	}
 }
 
 // buildPsets partitions the vnodes by the values of each key.
@@ -212,25 +310,35 @@ func (c *cycle) attemptPsets(cl *class, sets []*pset) (int, bool) {
 	mem, hasMem := st.col["mem"]
 	var cands []cand
 	anyFits := false
-	for _, p := range sets {
-		if !c.couldHold(p, cl) {
+	c.refreshFree()
+	fit := c.psetFit[cl]
+	if fit == nil {
+		// Whether a set could ever hold the class does not change in a
+		// cycle: found once per class.
+		fit = make([]bool, len(sets))
+		for i, p := range sets {
+			fit[i] = c.couldHold(p, cl)
+		}
+		if c.psetFit == nil {
+			c.psetFit = map[*class][]bool{}
+		}
+		c.psetFit[cl] = fit
+	}
+	for i, p := range sets {
+		if !fit[i] {
 			continue
 		}
 		anyFits = true
 		// What is free in the set over the window; a set without
 		// enough in total is skipped at once ("Placement set X is too
 		// small" in OpenPBS's log).
-		free := make([]float64, st.nres)
+		free := c.setFree(p)
 		var onAOE float64
-		for _, v := range p.vnodes {
-			if !st.eligible[v] || c.held(v) {
-				continue
-			}
-			for r := range free {
-				free[r] += max(0, c.free(v, r))
-			}
-			if aoe != "" && hasNcpus && st.vnodes[v].CurrentAOE == aoe {
-				onAOE += st.capa[v*st.nres+ncpus]
+		if aoe != "" && hasNcpus {
+			for _, v := range p.vnodes {
+				if st.vnodes[v].CurrentAOE == aoe {
+					onAOE += st.capa[v*st.nres+ncpus]
+				}
 			}
 		}
 		small := false
@@ -325,8 +433,16 @@ func (c *cycle) psetNever(cl *class) (string, bool) {
 func (c *cycle) orderWithin(p *pset) func() {
 	o := c.order
 	seq, pos := o.seq, o.pos
-	sub := slices.Clone(p.vnodes)
-	slices.SortFunc(sub, func(a, b int) int { return pos[a] - pos[b] })
+	sub := p.sub
+	if sub == nil || o.dynamic {
+		// With static sort keys the order never changes in a cycle:
+		// the set's part of it is sorted once.
+		sub = slices.Clone(p.vnodes)
+		slices.SortFunc(sub, func(a, b int) int { return pos[a] - pos[b] })
+		if !o.dynamic {
+			p.sub = sub
+		}
+	}
 	if c.psetPos == nil {
 		c.psetPos = make([]int, len(pos))
 	}

@@ -225,3 +225,20 @@ func TestPlacementSetsManySets(t *testing.T) {
 		t.Errorf("a cycle took %s for one set per host", elapsed)
 	}
 }
+
+// BenchmarkSchedulePsets_20kJobs2kVnodes is the greedy cycle of
+// bench_test.go with every vnode in one of 40 switches and
+// node_group_key=switch: every job is placed inside one switch.
+func BenchmarkSchedulePsets_20kJobs2kVnodes(b *testing.B) {
+	s := benchSnapshot(b, 2000, 20000)
+	s.Defs = s.Defs.With(model.ResourceDef{Name: "switch", Type: model.TypeString, Flags: "h"})
+	for i, v := range s.Vnodes {
+		v.Available["switch"] = fmt.Sprintf("s%02d", i%40)
+	}
+	s.Config.Psets = PsetConfig{Enable: true, Keys: []string{"switch"}}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := Schedule(s)
+		b.ReportMetric(float64(len(p.Runs)), "runs")
+	}
+}

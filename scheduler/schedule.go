@@ -45,8 +45,10 @@ type cycle struct {
 	// Placement sets (psets.go): the sets per list of keys, the sets of
 	// each class that has some, and while placing inside one set its
 	// members (pmask) and that the set loop is running (psetActive).
-	psetCache  map[string][]*pset
+	psetCache  map[string]*psetIndex
+	psetIdx    []*psetIndex // the same, in creation order
 	psetOf     map[*class][]*pset
+	psetFit    map[*class][]bool // per class and set: could hold it (psets.go)
 	pmask      []bool
 	psetMask   []bool // backing store of pmask, all false between sets
 	psetPos    []int  // vnode positions in the order narrowed to a set

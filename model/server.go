@@ -64,6 +64,9 @@ type SchedConfig struct {
 	// only_explicit_psets (placement sets, docs/scheduling.md).
 	DoNotSpanPsets    bool `json:"do_not_span_psets,omitempty"`
 	OnlyExplicitPsets bool `json:"only_explicit_psets,omitempty"`
+	// Fairshare is the share tree and its settings (model/fairshare.go);
+	// nil when none were ever set.
+	Fairshare *FairshareConfig `json:"fairshare,omitempty"`
 }
 
 // ServerConfig is the server's replicated configuration: everything a new
@@ -145,6 +148,7 @@ func (c ServerConfig) Copy() ServerConfig {
 	c.ACLRoots = append([]string(nil), c.ACLRoots...)
 	c.NodeGroupKey = append([]string(nil), c.NodeGroupKey...)
 	c.Sched.JobSortKeys = append([]string(nil), c.Sched.JobSortKeys...)
+	c.Sched.Fairshare = c.Sched.Fairshare.Copy()
 	hs := make(map[string]Hook, len(c.Hooks))
 	for k, h := range c.Hooks {
 		h.Events = append([]string(nil), h.Events...)

@@ -242,3 +242,23 @@ func BenchmarkSchedulePsets_20kJobs2kVnodes(b *testing.B) {
 		b.ReportMetric(float64(len(p.Runs)), "runs")
 	}
 }
+
+// TestPlacementSetsReservation: a reservation is confirmed inside one set.
+func TestPlacementSetsReservation(t *testing.T) {
+	vs := []*model.Vnode{
+		vnode("n1", "ncpus=2", withAvail("switch", "a"), prio(9)),
+		vnode("n2", "ncpus=2", withAvail("switch", "b"), prio(8)),
+		vnode("n3", "ncpus=2", withAvail("switch", "b")),
+	}
+	s := snapshot(vs)
+	s.Now = now
+	s.Defs = psetDefs
+	s.Config.Psets = PsetConfig{Enable: true, Keys: []string{"switch"}}
+	r := resv(t, 10, "2:ncpus=2", now+100, now+200, model.ResvUnconfirmed)
+	r.Place = model.Place{Arrangement: model.PlaceScatter}
+	s.Reservations = []*model.Reservation{r}
+	d := decisions(Schedule(s))["R10.svr"]
+	if got := execOf(model.RunDecision{Exec: d.Nodes}); !d.Confirm || got != "(n2:ncpus=2)+(n3:ncpus=2)" {
+		t.Errorf("reservation %+v on %s, want n2+n3 (switch b)", d, got)
+	}
+}

@@ -46,3 +46,20 @@ func ExtendSoftWalltime(soft, est, hard, elapsed int64) int64 {
 	}
 	return d
 }
+
+// WithBuiltins returns defs with every built-in resource it lacks added:
+// a cluster whose replicated definitions were seeded by an earlier
+// release (before soft_walltime) still accepts the newer built-ins. It
+// returns defs itself when nothing is missing.
+func (defs ResourceDefs) WithBuiltins() ResourceDefs {
+	var missing []ResourceDef
+	for name, d := range BuiltinResources() {
+		if _, ok := defs[name]; !ok {
+			missing = append(missing, d)
+		}
+	}
+	if len(missing) == 0 {
+		return defs
+	}
+	return defs.With(missing...)
+}

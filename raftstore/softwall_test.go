@@ -38,4 +38,9 @@ func TestPlanSoftWalltimes(t *testing.T) {
 	if got := h.snap().Job(a).EstSoftWalltime; got != 0 {
 		t.Errorf("a new soft_walltime kept the old estimate %d", got)
 	}
+	// A plan made before the qalter (extending the old 60 s) is stale.
+	h.apply(&ApplyPlan{Now: 303, SoftWalltimes: []model.SoftWalltime{{JobID: a, Seconds: 180}}})
+	if got := h.snap().Job(a).EstSoftWalltime; got != 0 {
+		t.Errorf("a stale extension %d was recorded below the new soft_walltime", got)
+	}
 }

@@ -59,5 +59,15 @@ func TestSoftWalltime(t *testing.T) {
 			t.Errorf("qstat -f lacks %q:\n%s", want, full)
 		}
 	}
+	// A manager may change it on the running job (the estimate starts
+	// again), but never above walltime.
+	r = c.run("qalter", "-l", "soft_walltime=00:05:00", long)
+	if r.code == 0 || !strings.Contains(r.stderr, "Illegal attribute or resource value") {
+		t.Errorf("soft_walltime above walltime altered: exit %d, stderr %q", r.code, r.stderr)
+	}
+	c.must("qalter", "-l", "soft_walltime=00:01:30", long)
+	if full := c.must("qstat", "-f", long); !strings.Contains(full, "Resource_List.soft_walltime = 00:01:30") || strings.Contains(full, "estimated.soft_walltime") {
+		t.Errorf("after qalter, qstat -f shows:\n%s", full)
+	}
 	c.must("qdel", long, top)
 }

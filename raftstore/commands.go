@@ -131,6 +131,8 @@ type ApplyPlan struct {
 	Estimates []model.JobEstimate `json:"estimates,omitempty"`
 	// Resvs confirm or deny unconfirmed reservations (apply_resv.go).
 	Resvs []model.ResvDecision `json:"resvs,omitempty"`
+	// SoftWalltimes set running jobs' estimated.soft_walltime.
+	SoftWalltimes []model.SoftWalltime `json:"soft_walltimes,omitempty"`
 }
 
 // RegisterHost records an agent's host and vnodes. Jobs lists the jobs the

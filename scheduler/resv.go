@@ -62,6 +62,7 @@ func (c *cycle) reservations() []*model.Job {
 		}
 	}
 	c.started = append(c.started, startedIn...)
+	c.hardEnds = anyUnconfirmed(s.Reservations) // soft walltime hook point (softwall.go)
 	c.cal = c.newCalendar()
 	for _, r := range s.Reservations {
 		if r.Active() {
@@ -90,6 +91,7 @@ func (c *cycle) reservations() []*model.Job {
 			confirmed = append(confirmed, &cr)
 		}
 	}
+	c.hardEnds = false
 	c.cal = c.newCalendar()
 	for _, r := range s.Reservations {
 		if r.Active() {
@@ -277,6 +279,7 @@ func (c *cycle) runInside(r *model.Reservation, jobs []*model.Job) []started {
 		Queued:    jobs,
 	}
 	sub.Config.StrictOrdering = false // jobs in reservations are never top jobs
+	sub.Config.Psets.Enable = false   // the reservation's vnodes are its set (psets.go)
 	for _, j := range s.Running {
 		if j.Queue == r.Queue {
 			sub.Running = append(sub.Running, j)

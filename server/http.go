@@ -150,6 +150,9 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, id *Identi
 	if err := admit(job, id, &cfg, snap); err != nil {
 		return nil, err
 	}
+	if err := checkSoftWalltime(req.Resources, job.ResourceList, id, &cfg); err != nil {
+		return nil, err
+	}
 	if err := s.queuejobHooks(r.Context(), job, id, &cfg); err != nil {
 		return nil, err
 	}

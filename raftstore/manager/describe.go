@@ -87,6 +87,8 @@ func DescribeServer(c *model.ServerConfig) Object {
 		it.add("job_history_duration", model.FormatDuration(c.JobHistoryDuration))
 	}
 	it.add("node_fail_requeue", strconv.FormatInt(c.NodeFailRequeue, 10))
+	it.add("node_group_enable", boolIf(c.NodeGroupEnable))
+	it.add("node_group_key", c.NodeGroupKey...)
 	return Object{Type: "Server", Name: c.Name, Items: it}
 }
 
@@ -116,6 +118,7 @@ func DescribeQueue(q *model.QueueConfig) Object {
 	if q.BackfillDepth != nil {
 		it.add("backfill_depth", strconv.Itoa(*q.BackfillDepth))
 	}
+	it.add("node_group_key", q.NodeGroupKey...)
 	it.add("enabled", model.FormatBool(q.Enabled))
 	it.add("started", model.FormatBool(q.Started))
 	return Object{Type: "Queue", Name: q.Name, Items: it}
@@ -140,6 +143,8 @@ func DescribeSched(c *model.ServerConfig) Object {
 	}
 	it.add("strict_ordering", model.FormatBool(s.StrictOrdering))
 	it.add("backfill_depth", strconv.FormatInt(s.BackfillDepth, 10))
+	it.add("do_not_span_psets", boolIf(s.DoNotSpanPsets))
+	it.add("only_explicit_psets", boolIf(s.OnlyExplicitPsets))
 	if s.MinIntervalMs > 0 {
 		it.add("sched_min_interval", FormatMillis(s.MinIntervalMs))
 	}

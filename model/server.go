@@ -23,6 +23,10 @@ type QueueConfig struct {
 	ACLUsers       []string `json:"acl_users,omitempty" toml:"acl_users"`
 	ACLGroupEnable bool     `json:"acl_group_enable,omitempty" toml:"acl_group_enable"`
 	ACLGroups      []string `json:"acl_groups,omitempty" toml:"acl_groups"`
+	// ACLHostEnable and ACLHosts are the queue's acl_host_enable and
+	// acl_hosts (a reservation's -H; docs/reservations.md).
+	ACLHostEnable bool     `json:"acl_host_enable,omitempty" toml:"acl_host_enable"`
+	ACLHosts      []string `json:"acl_hosts,omitempty" toml:"acl_hosts"`
 }
 
 // Copy returns a copy whose maps and slices may be changed.
@@ -33,6 +37,7 @@ func (q QueueConfig) Copy() QueueConfig {
 	q.DefaultChunk = copyStringMap(q.DefaultChunk)
 	q.ACLUsers = append([]string(nil), q.ACLUsers...)
 	q.ACLGroups = append([]string(nil), q.ACLGroups...)
+	q.ACLHosts = append([]string(nil), q.ACLHosts...)
 	return q
 }
 
@@ -87,6 +92,12 @@ type ServerConfig struct {
 	// DefaultQsubArguments is default_qsub_arguments: qsub options applied
 	// below directives and the command line.
 	DefaultQsubArguments string `json:"default_qsub_arguments,omitempty"`
+	// MailFrom is mail_from (default "adm"), the sender of job and
+	// reservation mail; MailProgram is mail_program, the sendmail-like
+	// program it is piped to (default /usr/sbin/sendmail when it exists;
+	// server/mail.go).
+	MailFrom    string `json:"mail_from,omitempty"`
+	MailProgram string `json:"mail_program,omitempty"`
 
 	// SchedulerIteration is the periodic cycle in seconds (0: the file's).
 	SchedulerIteration int64 `json:"scheduler_iteration,omitempty"`

@@ -65,6 +65,7 @@ func (w *writer) submitResv(c *SubmitResv) any {
 		ACLUsers:      append([]string(nil), r.AuthorizedUsers...),
 	}
 	w.putMeta(m)
+	w.setResvACLs(r) // -G and -H (apply_resv_alter.go)
 	w.putResv(r)
 	return r.ID
 }
@@ -97,6 +98,10 @@ func (w *writer) setResvQueue(name string, enabled, started, remove bool) {
 func (w *writer) resvDecisions(ds []model.ResvDecision, now int64) {
 	for _, d := range ds {
 		r := w.resv(d.ID)
+		if r != nil && r.Gone == 0 && r.State == model.ResvBeingAltered {
+			w.alterDecision(r, d, now) // pbs_ralter (apply_resv_alter.go)
+			continue
+		}
 		if r == nil || r.Gone != 0 || r.State != model.ResvUnconfirmed {
 			continue
 		}

@@ -42,6 +42,8 @@ const (
 	DeleteResvType
 	// Command level 2 (levels.go): the servers of the cluster (servers.go).
 	ServerInfoType
+	// Command level 3: pbs_ralter (commands_resv.go).
+	AlterResvType
 )
 
 func (t MessageType) String() string {
@@ -98,6 +100,8 @@ func (t MessageType) String() string {
 		return "DeleteResv"
 	case ServerInfoType:
 		return "ServerInfo"
+	case AlterResvType:
+		return "AlterResv"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -277,6 +281,8 @@ func decodeAt(data []byte, level int) (Command, error) {
 		c = &DeleteResv{}
 	case ServerInfoType:
 		c = &ServerInfo{}
+	case AlterResvType:
+		c = &AlterResv{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

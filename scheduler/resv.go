@@ -74,13 +74,14 @@ func (c *cycle) reservations() []*model.Job {
 			pending = append(pending, r)
 		}
 	}
-	if len(pending) == 0 {
+	altered := c.alteredResvs() // pbs_ralter (resv_alter.go)
+	if len(pending) == 0 && len(altered) == 0 {
 		return rest
 	}
 	// Confirmation also respects the top jobs' kept estimates. They are
 	// held only while confirming: the job pass plans top jobs afresh.
 	c.holdKeptEstimates(rest)
-	var confirmed []*model.Reservation
+	confirmed := c.decideAlters(altered, startedIn)
 	for _, r := range pending {
 		d := c.confirm(r)
 		c.plan.Resvs = append(c.plan.Resvs, d)
@@ -97,7 +98,7 @@ func (c *cycle) reservations() []*model.Job {
 		}
 	}
 	for _, r := range confirmed {
-		c.holdResv(r, nil)
+		c.holdResv(r, startedIn)
 	}
 	return rest
 }

@@ -125,6 +125,10 @@ func setServerAttr(c *model.ServerConfig, a Attr) error {
 		return setInt(&c.NodeFailRequeue, a, 310, 0)
 	case "query_other_jobs":
 		return setBool(&c.QueryOtherJobs, a, false)
+	case "mail_from":
+		return setMailFrom(&c.MailFrom, a)
+	case "mail_program":
+		return setMailProgram(&c.MailProgram, a)
 	case "scheduler_iteration":
 		return setInt(&c.SchedulerIteration, a, 0, 1)
 	case "log_events":
@@ -276,6 +280,10 @@ func setQueueAttr(q *model.QueueConfig, defs model.ResourceDefs, a Attr) error {
 		return setBool(&q.ACLGroupEnable, a, false)
 	case "acl_groups":
 		return setList(&q.ACLGroups, a, validUserHost)
+	case "acl_host_enable":
+		return setBool(&q.ACLHostEnable, a, false)
+	case "acl_hosts":
+		return setList(&q.ACLHosts, a, nil)
 	}
 	return noAttr(a)
 }

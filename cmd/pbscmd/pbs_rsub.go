@@ -23,12 +23,13 @@ type resvServer interface {
 
 var _ resvServer = (*api.Client)(nil)
 
-// ReservationCommands returns pbs_rsub, pbs_rstat and pbs_rdel.
+// ReservationCommands returns pbs_rsub, pbs_rstat, pbs_rdel and pbs_ralter.
 func ReservationCommands() []*cli.Command {
 	return []*cli.Command{
 		command("pbs_rsub", "submit an advance or standing reservation", Rsub),
 		command("pbs_rstat", "show the status of reservations", Rstat),
 		command("pbs_rdel", "delete reservations", Rdel),
+		command("pbs_ralter", "alter a reservation", Ralter),
 	}
 }
 
@@ -172,9 +173,16 @@ func parseRsub(env *Env, args []string) (*api.ResvSubmitRequest, int64, error) {
 		case 'r':
 			req.RRule = v
 			req.TZ = env.getenv("PBS_TZID")
-		case 'G', 'H', 'm', 'M', 'q', 'W':
-			// Accepted so scripts work; group/host ACLs and mail are not
-			// implemented (docs/reservations.md).
+		case 'G':
+			req.Groups = append(req.Groups, strings.Split(v, ",")...)
+		case 'H':
+			req.Hosts = append(req.Hosts, strings.Split(v, ",")...)
+		case 'm':
+			req.MailPoints = v
+		case 'M':
+			req.MailUsers = v
+		case 'q', 'W':
+			// Accepted so scripts work (docs/reservations.md).
 		}
 	}
 	// The time rules (two of -R, -E, -D) are the server's, so that the

@@ -204,6 +204,7 @@ func (s *Server) handleResvDelete(w http.ResponseWriter, r *http.Request, id *Id
 		return nil, err
 	}
 	s.logger.Printf("%s;Reservation deleted at request of %s", rid, requestor)
+	s.mailResvDeleted(rid) // mail_events.go
 	return nil, nil
 }
 

@@ -92,6 +92,7 @@ func (s *Server) resvEvent(id, kind string, now int64) {
 	if res == nil || !res.Done {
 		return
 	}
+	s.mailResvEvent(id, kind) // mail_events.go
 	switch kind {
 	case raftstore.ResvEventStart:
 		s.logger.Printf("%s;Reservation period starting", id)

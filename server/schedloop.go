@@ -67,8 +67,11 @@ func (s *Server) cycle() error {
 		}
 	}
 	s.logResvDecisions(plan.Resvs) // reservation hook point (resv_sched.go)
-	_, err := s.apply(cmd)
-	return err
+	if _, err := s.apply(cmd); err != nil {
+		return err
+	}
+	s.resvVerdictsDone(plan.Resvs) // alterations' log lines and mail (mail_events.go)
+	return nil
 }
 
 // maxRunjobReplans bounds how often one cycle is planned again after

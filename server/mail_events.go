@@ -70,9 +70,25 @@ func (s *Server) resvVerdictsDone(ds []model.ResvDecision) {
 		case !d.Confirm && r.AlterOutcome == model.ResvAlterDenied:
 			s.logger.Printf("%s;%s: %s", r.ID, model.MsgResvAlterDenied, d.Reason)
 		case d.Confirm || r.AlterOutcome == model.ResvAlterConfirmed:
+			if r.AlterOutcome == model.ResvAlterConfirmed {
+				s.logger.Printf("%s;Reservation alter confirmed", r.ID)
+			}
 			s.mailResv(&cfg, r, mailConfirm, "")
 		}
 	}
+}
+
+// newResvDecisions are the verdicts on new reservations, leaving out
+// those on alterations (logged by resvVerdictsDone once applied).
+func (s *Server) newResvDecisions(ds []model.ResvDecision) []model.ResvDecision {
+	snap := s.state()
+	var out []model.ResvDecision
+	for _, d := range ds {
+		if r := snap.Reservation(d.ID); r == nil || r.State != model.ResvBeingAltered {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // mailResvEvent mails a reservation's begin (b) and end (e).

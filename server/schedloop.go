@@ -66,7 +66,7 @@ func (s *Server) cycle() error {
 			s.logger.Printf("%s;%s", e.JobID, e.Note())
 		}
 	}
-	s.logResvDecisions(plan.Resvs) // reservation hook point (resv_sched.go)
+	s.logResvDecisions(s.newResvDecisions(plan.Resvs)) // reservation hook point (resv_sched.go); alterations: mail_events.go
 	if _, err := s.apply(cmd); err != nil {
 		return err
 	}

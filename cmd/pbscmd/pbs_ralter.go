@@ -175,3 +175,18 @@ func parseRalter(env *Env, args []string) (*api.ResvAlterRequest, int64, string,
 	}
 	return req, wait, g.Operands[0], nil
 }
+
+// writeResvACLsAndMail prints pbs_rstat -f's Authorized_Groups,
+// Authorized_Hosts, Mail_Points and Mail_Users lines (when set).
+func writeResvACLsAndMail(line func(k, v string), r *model.Reservation) {
+	if len(r.AuthorizedGroups) > 0 {
+		line("Authorized_Groups", strings.Join(r.AuthorizedGroups, ","))
+	}
+	if len(r.AuthorizedHosts) > 0 {
+		line("Authorized_Hosts", strings.Join(r.AuthorizedHosts, ","))
+	}
+	line("Mail_Points", r.ResvMailPoints())
+	if r.MailUsers != "" {
+		line("Mail_Users", r.MailUsers)
+	}
+}

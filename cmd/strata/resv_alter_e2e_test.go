@@ -195,7 +195,10 @@ func strip(full string) string {
 func TestResvAlterRunning(t *testing.T) {
 	c := startCluster(t, 1, 2)
 	start := time.Now().Add(4 * time.Second).Truncate(time.Second)
-	id, _ := c.rsub("-R", at(start), "-D", "20", "-l", "select=1:ncpus=1")
+	id, state := c.rsub("-I", "10", "-R", at(start), "-D", "20", "-l", "select=1:ncpus=1")
+	if state != "CONFIRMED" {
+		t.Fatalf("pbs_rsub: %s", state)
+	}
 	queue := strings.TrimSuffix(id, ".e2e")
 	job := c.submit("sleep 1000\n", "-q", queue, "-l", "walltime=1000")
 	c.waitState(job, 20*time.Second, "R")

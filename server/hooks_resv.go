@@ -25,13 +25,19 @@ func (s *Server) resvsubHooks(ctx context.Context, req *api.ResvSubmitRequest, i
 	}
 	ev := s.hookEvent("resvsub", id, s.state(), cfg)
 	ev.Resv = submitAttrs(req, id)
+	return s.runResvHooks(ctx, cfg, ev, func(k, v string) error { return applyResvSubChange(req, k, v) })
+}
+
+// runResvHooks runs a reservation event's hooks and merges each accepted
+// hook's changes, in order, with apply.
+func (s *Server) runResvHooks(ctx context.Context, cfg *model.ServerConfig, ev hooks.Event, apply func(k, v string) error) error {
 	outs, err := s.runServerHooks(ctx, cfg, ev)
 	if err != nil {
 		return err
 	}
 	for _, o := range outs {
 		for _, k := range model.SortedKeys(o.Changes) {
-			if err := applyResvSubChange(req, k, o.Changes[k]); err != nil {
+			if err := apply(k, o.Changes[k]); err != nil {
 				return err
 			}
 		}
@@ -129,18 +135,7 @@ func (s *Server) modifyresvHooks(ctx context.Context, rv *model.Reservation, req
 	ev := s.hookEvent("modifyresv", id, s.state(), cfg)
 	ev.Resv = alterAttrsOf(rv.ID, req)
 	ev.ResvO = hooks.ResvAttrs(rv)
-	outs, err := s.runServerHooks(ctx, cfg, ev)
-	if err != nil {
-		return err
-	}
-	for _, o := range outs {
-		for _, k := range model.SortedKeys(o.Changes) {
-			if err := applyResvAlterChange(req, k, o.Changes[k]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return s.runResvHooks(ctx, cfg, ev, func(k, v string) error { return applyResvAlterChange(req, k, v) })
 }
 
 // alterAttrsOf is a pbs_ralter request as the hook's resv object.

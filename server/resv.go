@@ -192,12 +192,8 @@ func (s *Server) handleResvDelete(w http.ResponseWriter, r *http.Request, id *Id
 	rid := r.PathValue("id")
 	snap := s.state()
 	cfg := snap.Config()
-	rv := snap.Reservation(rid)
-	if rv == nil || rv.Gone != 0 {
-		return nil, model.Err(model.PBSEUnknownResvID)
-	}
-	if rv.User != id.User && !isOperator(id, &cfg) {
-		return nil, model.Err(model.PBSEPerm)
+	if _, err := ownResv(snap, &cfg, rid, id); err != nil {
+		return nil, err
 	}
 	requestor := id.User + "@" + id.Host
 	if _, err := s.apply(&raftstore.DeleteResv{ID: rid, Requestor: requestor, Now: s.now().Unix()}); err != nil {

@@ -23,13 +23,9 @@ func (s *Server) handleResvAlter(w http.ResponseWriter, r *http.Request, id *Ide
 	rid := r.PathValue("id")
 	snap := s.state()
 	cfg := snap.Config()
-	rv := snap.Reservation(rid)
-	if rv == nil || rv.Gone != 0 {
-		return nil, model.Err(model.PBSEUnknownResvID)
-	}
-	// Only the owner, an operator or a manager may alter it.
-	if rv.User != id.User && !isOperator(id, &cfg) {
-		return nil, model.Err(model.PBSEPerm)
+	rv, err := ownResv(snap, &cfg, rid, id)
+	if err != nil {
+		return nil, err
 	}
 	if req.Force && !isManager(id, &cfg) {
 		return nil, model.Err(model.PBSEPerm)
@@ -58,6 +54,19 @@ func (s *Server) handleResvAlter(w http.ResponseWriter, r *http.Request, id *Ide
 		out.Pending = true
 	}
 	return out, nil
+}
+
+// ownResv is the reservation rid when the caller may change or delete
+// it: its owner, an operator or a manager.
+func ownResv(snap *raftstore.StateSnapshot, cfg *model.ServerConfig, rid string, id *Identity) (*model.Reservation, error) {
+	rv := snap.Reservation(rid)
+	if rv == nil || rv.Gone != 0 {
+		return nil, model.Err(model.PBSEUnknownResvID)
+	}
+	if rv.User != id.User && !isOperator(id, cfg) {
+		return nil, model.Err(model.PBSEPerm)
+	}
+	return rv, nil
 }
 
 // alterLogDetail lists the new times and select for the server log.

@@ -75,16 +75,32 @@ func Ralter(ctx context.Context, env *Env, args []string) int {
 // waitAlter polls until the scheduler decided on the change, or the
 // timeout passes (then, as PBS, UNCONFIRMED).
 func waitAlter(ctx context.Context, env *Env, c resvAlterer, id string, timeout time.Duration) string {
+	return pollResv(ctx, env, c, id, timeout, func(r api.ResvInfo) string {
+		switch {
+		case r.Gone != 0:
+			return "DELETED"
+		case r.State != model.ResvBeingAltered && r.AlterOutcome != "":
+			return r.AlterOutcome
+		}
+		return ""
+	})
+}
+
+// resvLister is what pollResv needs of the API.
+type resvLister interface {
+	Resvs(ctx context.Context, ids []string, gone bool) (*api.ResvsResponse, error)
+}
+
+// pollResv asks for reservation id every rsubPoll until verdict says
+// something ("" is "not yet") or the timeout passes (UNCONFIRMED, as PBS
+// says then).
+func pollResv(ctx context.Context, env *Env, c resvLister, id string, timeout time.Duration, verdict func(api.ResvInfo) string) string {
 	deadline := env.Now().Add(timeout)
 	for {
 		out, err := c.Resvs(ctx, []string{id}, true)
 		if err == nil && len(out.Resvs) == 1 {
-			r := out.Resvs[0]
-			switch {
-			case r.Gone != 0:
-				return "DELETED"
-			case r.State != model.ResvBeingAltered && r.AlterOutcome != "":
-				return r.AlterOutcome
+			if v := verdict(out.Resvs[0]); v != "" {
+				return v
 			}
 		}
 		if !env.Now().Before(deadline) {

@@ -92,29 +92,17 @@ func abs(n int64) int64 {
 // waitResv polls until the reservation is confirmed or denied, or the
 // timeout passes.
 func waitResv(ctx context.Context, env *Env, c resvServer, id string, timeout time.Duration) string {
-	deadline := env.Now().Add(timeout)
-	for {
-		out, err := c.Resvs(ctx, []string{id}, true)
-		if err == nil && len(out.Resvs) == 1 {
-			r := out.Resvs[0]
-			switch {
-			case r.Denied:
-				return "DENIED"
-			case r.Gone != 0:
-				return "DELETED"
-			case r.State != model.ResvUnconfirmed:
-				return "CONFIRMED"
-			}
+	return pollResv(ctx, env, c, id, timeout, func(r api.ResvInfo) string {
+		switch {
+		case r.Denied:
+			return "DENIED"
+		case r.Gone != 0:
+			return "DELETED"
+		case r.State != model.ResvUnconfirmed:
+			return "CONFIRMED"
 		}
-		if !env.Now().Before(deadline) {
-			return "UNCONFIRMED"
-		}
-		select {
-		case <-ctx.Done():
-			return "UNCONFIRMED"
-		case <-time.After(rsubPoll):
-		}
-	}
+		return ""
+	})
 }
 
 // parseRsub reads pbs_rsub's options into a request. Times are read in

@@ -117,3 +117,21 @@ func (s *Server) mailResvDeleted(id string) {
 	cfg := snap.Config()
 	s.mailResv(&cfg, r, mailAbort, r.Comment)
 }
+
+// mailDeletedQueued mails the abort (a) of a job qdel removed before it
+// ran (a running one is mailed when its agent reports its end).
+func (s *Server) mailDeletedQueued(before *model.Job, requestor string) {
+	if before.Array != nil || before.IsRunning() || before.IsFinished() {
+		return
+	}
+	snap := s.state()
+	j := snap.Job(before.ID)
+	switch {
+	case j == nil:
+		j = before // gone at once: no job history kept
+	case !j.IsFinished():
+		return
+	}
+	cfg := snap.Config()
+	s.mailJob(&cfg, j, mailAbort, "Job deleted at request of "+requestor)
+}

@@ -120,6 +120,12 @@ func TestMailJobsAndReservations(t *testing.T) {
 			t.Errorf("a Mail_Users entry reached the mail program: %q", m)
 		}
 	}
+	held := c.submit("exit 0\n", "-h")
+	c.must("qdel", held)
+	m = mailWith(t, mails, "Subject: PBS JOB "+held, "Aborted by PBS Server")
+	if !strings.Contains(m, "Job deleted at request of root@"+host) {
+		t.Errorf("mail of a queued job deleted: %q", m)
+	}
 	// No mail for a job that asked for none.
 	quiet := c.submit("exit 0\n", "-m", "n")
 	c.waitState(quiet, 20*time.Second, "F")

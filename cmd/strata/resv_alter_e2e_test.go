@@ -177,6 +177,36 @@ func TestResvAlterConfirmedAndRefused(t *testing.T) {
 			t.Errorf("%s = %q, want %q", attr, got, want)
 		}
 	}
+
+	// Without a scheduler: -W force applies at once, a plain change waits
+	// in RESV_BEING_ALTERED (-I times out with UNCONFIRMED), a second one
+	// is refused until the scheduler decided the first.
+	c.must("qmgr", "-c", "set server scheduling = false")
+	forced := start.Add(3*time.Hour + 20*time.Minute)
+	if r = c.ralter("-Wforce", "-E", at(forced), id); r.code != 0 || r.stdout != "pbs_ralter: "+id+" CONFIRMED\n" {
+		t.Fatalf("pbs_ralter -Wforce without a scheduler: %+v", r)
+	}
+	if _, e, _ := c.resvTimes(id); e != forced.Format("Mon Jan 02 15:04:05 2006") {
+		t.Errorf("end after a forced change without a scheduler: %s", e)
+	}
+	if r = c.ralter("-I", "2", "-D", "600", id); r.code != 0 || r.stdout != "pbs_ralter: "+id+" UNCONFIRMED\n" {
+		t.Fatalf("pbs_ralter -I without a scheduler: %+v", r)
+	}
+	if st := c.resvAttr(id, "reserve_state"); st != "RESV_BEING_ALTERED" {
+		t.Errorf("state while the change waits: %s", st)
+	}
+	if r = c.ralter("-N", "again", id); r.code != 168 || r.stderr != "pbs_ralter: Request invalid for state of job\n" {
+		t.Errorf("pbs_ralter while a change waits: %+v", r)
+	}
+	c.must("qmgr", "-c", "set server scheduling = true")
+	// It still overlaps the other reservation (a forced change does not
+	// make room): denied, back to the forced 20 minutes.
+	waitFor(t, 10*time.Second, "the waiting change to be decided", func() bool {
+		return c.resvAttr(id, "reserve_state") == "RESV_CONFIRMED"
+	})
+	if d, cm := c.resvAttr(id, "reserve_duration"), c.resvAttr(id, "comment"); d != "1200" || !strings.HasPrefix(cm, "Reservation alter denied: ") {
+		t.Errorf("after the verdict: duration %s, comment %q", d, cm)
+	}
 	_ = other
 }
 

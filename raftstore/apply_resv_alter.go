@@ -19,6 +19,9 @@ func (w *writer) alterResv(c *AlterResv) any {
 	if r == nil || r.Gone != 0 {
 		return model.Err(model.PBSEUnknownResvID)
 	}
+	if c.Abandon {
+		return w.abandonAlter(r, c.Now)
+	}
 	if r.State == model.ResvBeingAltered {
 		return model.Err(model.PBSEBadState)
 	}
@@ -160,4 +163,20 @@ func (w *writer) setResvACLs(r *model.Reservation) {
 	q.ACLHosts = append([]string(nil), r.AuthorizedHosts...)
 	m.Config.Queues[r.Queue] = q
 	w.putMeta(m)
+}
+
+// abandonAlter restores a reservation whose alteration was still pending
+// when its old or new end came (no scheduler decided it), so that it ends
+// as it was; anything else is left alone (a late or repeated proposal).
+func (w *writer) abandonAlter(r *model.Reservation, now int64) any {
+	if r.State != model.ResvBeingAltered || r.Alter == nil || now < min(r.End, r.Alter.End) {
+		return nil
+	}
+	r = r.Copy()
+	r.RevertAlter()
+	r.Mtime = now
+	r.AlterOutcome = model.ResvAlterDenied
+	r.Comment = model.MsgResvAlterDenied + ": its end came before the scheduler decided"
+	w.putResv(r)
+	return nil
 }

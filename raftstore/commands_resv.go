@@ -81,6 +81,9 @@ type AlterResv struct {
 	// scheduler is running to ask).
 	Force  bool `json:"force,omitempty"`
 	Direct bool `json:"direct,omitempty"`
+	// Abandon puts back a pending alteration the scheduler did not decide
+	// before the reservation's old or new end (the leader proposes it).
+	Abandon bool `json:"abandon,omitempty"`
 }
 
 func (AlterResv) Type() MessageType { return AlterResvType }

@@ -94,3 +94,18 @@ func TestResvAlterACLsAndMail(t *testing.T) {
 		t.Errorf("queue ACLs: %+v", q)
 	}
 }
+
+func TestResvAlterAbandonedAtTheEnd(t *testing.T) {
+	h := newHarness(t)
+	confirmedResv(t, h)
+	h.apply(&AlterResv{ID: "R0.svr", Now: 120, Reconfirm: true, Start: 1000, End: 3000, Duration: 2000})
+	h.apply(&AlterResv{ID: "R0.svr", Abandon: true, Now: 1999}) // too early: nothing
+	if r := h.snap().Reservation("R0.svr"); r.State != model.ResvBeingAltered {
+		t.Fatalf("abandoned before the end: %+v", r)
+	}
+	h.apply(&AlterResv{ID: "R0.svr", Abandon: true, Now: 2000})
+	r := h.snap().Reservation("R0.svr")
+	if r.State != model.ResvConfirmed || r.End != 2000 || r.AlterOutcome != model.ResvAlterDenied {
+		t.Errorf("after abandoning: %+v", r)
+	}
+}

@@ -303,3 +303,27 @@ func resvACLsAndMail(req *api.ResvSubmitRequest, r *model.Reservation) error {
 	r.MailPoints, r.MailUsers = req.MailPoints, req.MailUsers
 	return nil
 }
+
+// abandonStaleAlters (leader's reservation loop) gives up the pending
+// alterations whose old or new end has come, so that a reservation never
+// outlives its end waiting for a scheduler; it returns when the next one
+// is due.
+func (s *Server) abandonStaleAlters(snap *raftstore.StateSnapshot, now int64) int64 {
+	next := now + 3600
+	for _, r := range snap.Reservations() {
+		if r.Gone != 0 || r.State != model.ResvBeingAltered || r.Alter == nil {
+			continue
+		}
+		due := min(r.End, r.Alter.End)
+		if now < due {
+			next = min(next, due)
+			continue
+		}
+		if _, err := s.apply(&raftstore.AlterResv{ID: r.ID, Abandon: true, Now: now}); err != nil {
+			s.logger.Printf("%s;abandon alteration: %v", r.ID, err)
+			continue
+		}
+		s.logger.Printf("%s;%s: its end came before the scheduler decided", r.ID, model.MsgResvAlterDenied)
+	}
+	return next
+}

@@ -81,3 +81,38 @@ func (r *Reservation) ResvMailPoints() string {
 
 // MsgNoSupport is PBSE_NOSUP's text.
 const MsgNoSupport = "No support for requested service"
+
+// MsgSelectNotSubset is PBSE_SELECT_NOT_SUBSET's text.
+const MsgSelectNotSubset = "New select must be made up of a subset of the original chunks"
+
+// ExecCovers reports whether the vnodes and amounts of exec hold what the
+// jobs use (a shrunk running reservation must keep its jobs' resources).
+func ExecCovers(exec []ExecChunk, jobs []*Job) bool {
+	have := map[string]map[string]float64{}
+	for _, ec := range exec {
+		for _, sh := range ec.Shares {
+			if have[sh.Vnode] == nil {
+				have[sh.Vnode] = map[string]float64{}
+			}
+			for k, a := range sh.Amounts {
+				have[sh.Vnode][k] += a
+			}
+		}
+	}
+	for _, j := range jobs {
+		for _, ec := range j.Exec {
+			for _, sh := range ec.Shares {
+				for k, a := range sh.Amounts {
+					if a <= 0 {
+						continue
+					}
+					if have[sh.Vnode][k] < a-1e-9 {
+						return false
+					}
+					have[sh.Vnode][k] -= a
+				}
+			}
+		}
+	}
+	return true
+}

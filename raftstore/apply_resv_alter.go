@@ -54,6 +54,16 @@ func (w *writer) alterResv(c *AlterResv) any {
 	if acl {
 		w.setResvACLs(r)
 	}
+	if c.Shrink {
+		// Its jobs may have started since the server looked.
+		if r.State != model.ResvRunning || !model.ExecCovers(c.Nodes, w.runningInQueue(r.Queue)) {
+			return &model.PBSError{Code: model.PBSEResvNotEmpty, Msg: model.MsgResvNotEmpty}
+		}
+		w.setAlteredValues(r, c)
+		r.Nodes = append([]model.ExecChunk(nil), c.Nodes...)
+		r.AlterOutcome = model.ResvAlterConfirmed
+		r.Comment = fmt.Sprintf("Reservation shrunk to %s at request of %s", r.Select.String(), c.Requestor)
+	}
 	if c.Reconfirm {
 		switch {
 		case r.State == model.ResvUnconfirmed:
@@ -90,6 +100,17 @@ func copyResources(m map[string]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
 		out[k] = v
+	}
+	return out
+}
+
+// runningInQueue returns the running jobs of a queue.
+func (w *writer) runningInQueue(queue string) []*model.Job {
+	var out []*model.Job
+	for _, j := range w.jobsInQueue(queue) {
+		if j.IsRunning() {
+			out = append(out, j)
+		}
 	}
 	return out
 }

@@ -84,6 +84,10 @@ type AlterResv struct {
 	// Abandon puts back a pending alteration the scheduler did not decide
 	// before the reservation's old or new end (the leader proposes it).
 	Abandon bool `json:"abandon,omitempty"`
+	// Shrink gives a running reservation with jobs the smaller Select
+	// and ResourceList on Nodes (a subset of its chunks) at once.
+	Shrink bool              `json:"shrink,omitempty"`
+	Nodes  []model.ExecChunk `json:"nodes,omitempty"`
 }
 
 func (AlterResv) Type() MessageType { return AlterResvType }

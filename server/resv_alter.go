@@ -48,7 +48,7 @@ func (s *Server) handleResvAlter(w http.ResponseWriter, r *http.Request, id *Ide
 	s.logger.Printf("%s;Attempting to modify reservation at request of %s%s", rid, cmd.Requestor, alterLogDetail(cmd))
 	out := &api.ResvAlterResponse{Text: rid + " ALTER REQUESTED"}
 	switch {
-	case cmd.Direct:
+	case cmd.Direct || cmd.Shrink:
 		out.Text = rid + " CONFIRMED"
 	case cmd.Reconfirm && rv.State != model.ResvUnconfirmed:
 		out.Pending = true
@@ -104,6 +104,12 @@ func buildAlter(req *api.ResvAlterRequest, rv *model.Reservation, id *Identity, 
 	}
 	running := rv.State == model.ResvRunning
 	busy := running && resvQueueBusy(snap, rv.Queue)
+	if busy && req.Select != "" {
+		if timed {
+			return nil, &model.PBSError{Code: model.PBSEResvNotEmpty, Msg: model.MsgResvNotEmpty}
+		}
+		return c, buildShrink(c, req, rv, cfg, snap) // resv_shrink.go
+	}
 	if req.Start != 0 {
 		if busy {
 			return nil, &model.PBSError{Code: model.PBSEResvNotEmpty, Msg: model.MsgResvNotEmpty}
@@ -126,9 +132,6 @@ func buildAlter(req *api.ResvAlterRequest, rv *model.Reservation, id *Identity, 
 	c.Start, c.End, c.Duration = start, end, dur
 	res := map[string]string{"select": rv.Select.String(), "place": rv.Place.String(), "walltime": model.FormatDuration(dur)}
 	if req.Select != "" {
-		if busy {
-			return nil, &model.PBSError{Code: model.PBSEResvNotEmpty, Msg: model.MsgResvNotEmpty}
-		}
 		if err := checkText("Resource_List.select", req.Select); err != nil {
 			return nil, err
 		}

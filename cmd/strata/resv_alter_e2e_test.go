@@ -225,7 +225,7 @@ func strip(full string) string {
 func TestResvAlterRunning(t *testing.T) {
 	c := startCluster(t, 1, 2)
 	start := time.Now().Add(4 * time.Second).Truncate(time.Second)
-	id, state := c.rsub("-I", "10", "-R", at(start), "-D", "20", "-l", "select=1:ncpus=1")
+	id, state := c.rsub("-I", "10", "-R", at(start), "-D", "20", "-l", "select=2:ncpus=1")
 	if state != "CONFIRMED" {
 		t.Fatalf("pbs_rsub: %s", state)
 	}
@@ -239,6 +239,25 @@ func TestResvAlterRunning(t *testing.T) {
 	}
 	if r := c.ralter("-E", at(time.Now().Add(time.Hour)), "-D", "3600", id); r.code != 74 {
 		t.Errorf("pbs_ralter -E -D of a running reservation with a job: %+v", r)
+	}
+	// Shrunk while its job runs: only to a subset of its chunks, keeping
+	// the job's; the cpu it gives back is free for others at once.
+	if r := c.ralter("-l", "select=1:ncpus=2", id); r.code != 79 || r.stderr != "pbs_ralter: New select must be made up of a subset of the original chunks\n" {
+		t.Errorf("shrinking a running reservation to other chunks: %+v", r)
+	}
+	if r := c.ralter("-l", "select=1:ncpus=1", "-E", at(time.Now().Add(time.Hour)), id); r.code != 74 {
+		t.Errorf("shrinking and extending a running reservation with a job at once: %+v", r)
+	}
+	if r := c.ralter("-l", "select=1:ncpus=1", id); r.code != 0 || r.stdout != "pbs_ralter: "+id+" CONFIRMED\n" {
+		t.Fatalf("shrinking a running reservation: %+v", r)
+	}
+	if sel, nodes := c.resvAttr(id, "Resource_List.select"), c.resvAttr(id, "resv_nodes"); sel != "1:ncpus=1" || nodes != "(node1:ncpus=1)" {
+		t.Errorf("after shrinking: select %s, resv_nodes %s", sel, nodes)
+	}
+	outside := c.submit("sleep 1\n", "-l", "select=1:ncpus=1", "-l", "walltime=5")
+	c.waitState(outside, 15*time.Second, "R", "F")
+	if st := str(c.job(job)["job_state"]); st != "R" {
+		t.Errorf("the reservation's job after shrinking: %s", st)
 	}
 	// Extended: the job keeps running past the old end.
 	oldEnd := start.Add(20 * time.Second)

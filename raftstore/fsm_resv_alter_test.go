@@ -109,3 +109,28 @@ func TestResvAlterAbandonedAtTheEnd(t *testing.T) {
 		t.Errorf("after abandoning: %+v", r)
 	}
 }
+
+func TestResvShrinkRechecksItsRunningJobs(t *testing.T) {
+	h := newHarness(t)
+	confirmedResv(t, h) // R0 holds n1:ncpus=2
+	h.apply(&ResvEvent{ID: "R0.svr", Kind: ResvEventStart, Now: 1000})
+	j := testJob("in")
+	j.Queue = "R0"
+	jid := h.apply(&SubmitJob{Job: j, Now: 1001}).(string)
+	exec := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "n1", Host: "n1", Amounts: map[string]float64{"ncpus": 2}}}}}
+	h.apply(&ApplyPlan{Now: 1002, Runs: []model.RunDecision{{JobID: jid, Exec: exec}}})
+	// The server computed a shrink from a view without the job: refused.
+	half := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "n1", Host: "n1", Amounts: map[string]float64{"ncpus": 1}}}}}
+	sel, _ := model.ParseSelect("1:ncpus=1", model.BuiltinResources())
+	out := h.apply(&AlterResv{ID: "R0.svr", Now: 1003, Shrink: true, Nodes: half, Select: sel, Start: 1000, End: 2000, Duration: 1000})
+	if pe, ok := out.(*model.PBSError); !ok || pe.Code != model.PBSEResvNotEmpty {
+		t.Fatalf("shrinking below its running job: %v", out)
+	}
+	if r := h.snap().Reservation("R0.svr"); r.Nodes[0].Shares[0].Amounts["ncpus"] != 2 {
+		t.Errorf("a refused shrink changed the nodes: %+v", r.Nodes)
+	}
+	out = h.apply(&AlterResv{ID: "R0.svr", Now: 1004, Shrink: true, Nodes: exec, Select: sel, Start: 1000, End: 2000, Duration: 1000})
+	if r := h.snap().Reservation("R0.svr"); out != nil || r.State != model.ResvRunning || r.Select.String() != "1:ncpus=1" {
+		t.Errorf("shrink that keeps the job: %v %+v", out, r)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/strata-hpc/strata/model"
@@ -24,6 +25,24 @@ const defaultMailProgram = "/usr/sbin/sendmail"
 
 // mailTimeout bounds one run of the mail program.
 const mailTimeout = 30 * time.Second
+
+// At most maxMailers runs of the mail program at once; beyond
+// maxMailBacklog messages waiting, new ones are dropped (and logged), so a
+// burst of ending jobs cannot fill the server host with processes.
+const (
+	maxMailers     = 4
+	maxMailBacklog = 1000
+)
+
+// mailLimits are the server's mail slots and backlog count.
+type mailLimits struct {
+	slots   chan struct{}
+	waiting *atomic.Int64
+}
+
+func newMailLimits() mailLimits {
+	return mailLimits{slots: make(chan struct{}, maxMailers), waiting: new(atomic.Int64)}
+}
 
 // Mail points (PBS letters).
 const (
@@ -91,7 +110,15 @@ func (s *Server) sendMail(cfg *model.ServerConfig, to []string, subject, body st
 	var msg bytes.Buffer
 	fmt.Fprintf(&msg, "To: %s\nSubject: %s\n\n%s", strings.Join(to, " "), subject, body)
 	args := append([]string{"-f", from}, to...)
+	if s.mail.waiting.Add(1) > maxMailBacklog {
+		s.mail.waiting.Add(-1)
+		s.logger.Printf("mail to %s (%s) dropped: %d messages already waiting", strings.Join(to, " "), subject, maxMailBacklog)
+		return
+	}
 	go func() {
+		s.mail.slots <- struct{}{}
+		s.mail.waiting.Add(-1)
+		defer func() { <-s.mail.slots }()
 		ctx, cancel := context.WithTimeout(context.Background(), mailTimeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, prog, args...)

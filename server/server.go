@@ -52,6 +52,8 @@ type Server struct {
 	members memberLevels
 	// metrics is this process's Prometheus registry (metrics_addr).
 	metrics *metrics.Metrics
+	// mail bounds the mail program's concurrent runs and backlog (mail.go).
+	mail mailLimits
 }
 
 // New prepares a server logging to logOut with timestamps; Run starts it.
@@ -70,6 +72,7 @@ func NewWithLogger(cfg *Config, logger *log.Logger) *Server {
 		trigger:    make(chan struct{}, 1),
 		heartbeats: map[string]time.Time{},
 		now:        time.Now,
+		mail:       newMailLimits(),
 	}
 }
 

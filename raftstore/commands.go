@@ -42,6 +42,8 @@ const (
 	DeleteResvType
 	// Command level 2 (levels.go): the servers of the cluster (servers.go).
 	ServerInfoType
+	// Command level 3: fairshare usage (apply_fairshare.go).
+	FairshareType
 	// Command level 3: pbs_ralter (commands_resv.go).
 	AlterResvType
 )
@@ -100,6 +102,8 @@ func (t MessageType) String() string {
 		return "DeleteResv"
 	case ServerInfoType:
 		return "ServerInfo"
+	case FairshareType:
+		return "Fairshare"
 	case AlterResvType:
 		return "AlterResv"
 	}
@@ -281,6 +285,8 @@ func decodeAt(data []byte, level int) (Command, error) {
 		c = &DeleteResv{}
 	case ServerInfoType:
 		c = &ServerInfo{}
+	case FairshareType:
+		c = &Fairshare{}
 	case AlterResvType:
 		c = &AlterResv{}
 	default:

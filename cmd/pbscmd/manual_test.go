@@ -62,6 +62,7 @@ func TestManualOptionsAreWhatCommandsAccept(t *testing.T) {
 		"qalter": Qalter, "qsig": Qsig, "qselect": Qselect, "qmove": Qmove, "qrerun": Qrerun, "qrun": Qrun,
 		"qorder": Qorder, "tracejob": Tracejob, "qmgr": Qmgr, "pbs_rsub": Rsub, "pbs_rstat": Rstat, "pbs_rdel": Rdel,
 		"pbs_ralter": Ralter,
+		"pbsfs":      Pbsfs,
 	}
 	letters := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 	for _, m := range Manuals() {

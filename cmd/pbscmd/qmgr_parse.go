@@ -246,7 +246,9 @@ var qmgrAttrNames = map[string][]string{
 		"Mom", "Port", "ntype", "pcpus", "jobs"},
 	"resource": {"type", "flag"},
 	"sched": {"provision_policy", "node_sort_key", "job_sort_key", "by_queue", "round_robin", "strict_ordering", "backfill_depth",
-		"job_sort_formula", "job_sort_formula_threshold", "sched_min_interval"},
+		"job_sort_formula", "job_sort_formula_threshold", "sched_min_interval",
+		"fair_share", "fairshare_entity", "fairshare_usage_res", "fairshare_decay_time", "fairshare_decay_factor", "unknown_shares",
+		"fairshare_enforce_no_shares", "resource_group"},
 	"hook": {"type", "enabled", "event", "user", "alarm", "order", "debug", "fail_action", "freq"},
 }
 

@@ -361,6 +361,9 @@ func applySched(c *model.ServerConfig, req *Request) error {
 			s.MinIntervalMs = ms
 			return nil
 		}
+		if ok, err := applyFairshareAttr(c, a); ok { // fairshare.go
+			return err
+		}
 		return noAttr(a)
 	})
 }

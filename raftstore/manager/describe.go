@@ -147,6 +147,7 @@ func DescribeSched(c *model.ServerConfig) Object {
 	if s.MinIntervalMs > 0 {
 		it.add("sched_min_interval", FormatMillis(s.MinIntervalMs))
 	}
+	describeFairshare(&it, s.Fairshare) // fairshare.go
 	return Object{Type: "Sched", Name: "default", Items: it}
 }
 

@@ -35,8 +35,16 @@ func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	// one sort of the queue: Schedule takes the order as it is
 	// (QueuedRanked) unless round_robin interleaves queues.
 	allow := RunAllowance(&cfg, in.Running)
-	for _, j := range scheduler.JobOrder(in).SortJobs(Schedulable(snap)) {
+	cands := Schedulable(snap)
+	in.Config.Fairshare = Fairshare(&cfg, snap, cands) // fairshare.go
+	for _, j := range scheduler.JobOrder(in).SortJobs(cands) {
 		if q, ok := cfg.Queues[j.Queue]; !ok || !q.Started {
+			continue
+		}
+		if text := noSharesComment(in.Config.Fairshare, j); text != "" {
+			if text != j.Comment {
+				in.Withheld = append(in.Withheld, model.JobComment{JobID: j.ID, Comment: text})
+			}
 			continue
 		}
 		ok, why := allow(j)

@@ -124,6 +124,10 @@ type Reservation struct {
 	// alteration's verdict (CONFIRMED or DENIED) for pbs_ralter -I.
 	Alter        *ResvAlter `json:"alter,omitempty"`
 	AlterOutcome string     `json:"alter_outcome,omitempty"`
+	// OccurrenceDuration is a standing reservation's duration for its
+	// later occurrences while pbs_ralter changed the current one's (0: the
+	// same as Duration).
+	OccurrenceDuration int64 `json:"occurrence_duration,omitempty"`
 }
 
 // Copy returns a deep copy.

@@ -33,6 +33,8 @@ type ResvAlter struct {
 	Forced bool `json:"forced,omitempty"`
 	// Requestor is who asked (user@host), for the log and the mail.
 	Requestor string `json:"requestor,omitempty"`
+	// OccurrenceDuration is the standing reservation's saved one.
+	OccurrenceDuration int64 `json:"occurrence_duration,omitempty"`
 }
 
 // copyAlterFields deep-copies what Copy's shallow copy shares.
@@ -54,7 +56,7 @@ func (r *Reservation) SaveAlter(forced bool, requestor string) {
 		State: r.State, Substate: r.Substate, Start: r.Start, End: r.End, Duration: r.Duration,
 		ResourceList: copyStringMap(r.ResourceList), Select: append(Select(nil), r.Select...),
 		Place: r.Place, Nodes: append([]ExecChunk(nil), r.Nodes...), Provisioned: r.Provisioned,
-		Forced: forced, Requestor: requestor,
+		Forced: forced, Requestor: requestor, OccurrenceDuration: r.OccurrenceDuration,
 	}
 }
 
@@ -68,7 +70,17 @@ func (r *Reservation) RevertAlter() {
 	r.Start, r.End, r.Duration = a.Start, a.End, a.Duration
 	r.ResourceList, r.Select, r.Place = a.ResourceList, a.Select, a.Place
 	r.Nodes, r.Provisioned = a.Nodes, a.Provisioned
+	r.OccurrenceDuration = a.OccurrenceDuration
 	r.Alter = nil
+}
+
+// LaterDuration is how long the later occurrences of a standing
+// reservation last (pbs_ralter changes only the current one).
+func (r *Reservation) LaterDuration() int64 {
+	if r.OccurrenceDuration > 0 {
+		return r.OccurrenceDuration
+	}
+	return r.Duration
 }
 
 // ResvMailPoints is Mail_Points with PBS's default.

@@ -221,6 +221,7 @@ func (w *writer) endResv(r *model.Reservation, now int64) {
 	r.Mtime = now
 	if r.Standing() && r.Index < len(r.Occurrences) {
 		r.Start = r.Occurrences[r.Index]
+		r.Duration, r.OccurrenceDuration = r.LaterDuration(), 0 // pbs_ralter changed only the one that ended
 		r.End = r.Start + r.Duration
 		r.Index++
 		r.State, r.Substate = model.ResvConfirmed, model.ResvConfirmed

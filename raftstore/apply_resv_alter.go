@@ -87,6 +87,9 @@ func (w *writer) alterResv(c *AlterResv) any {
 }
 
 func (w *writer) setAlteredValues(r *model.Reservation, c *AlterResv) {
+	if r.Standing() && r.OccurrenceDuration == 0 && c.Duration != r.Duration {
+		r.OccurrenceDuration = r.Duration // later occurrences keep it
+	}
 	r.Start, r.End, r.Duration = c.Start, c.End, c.Duration
 	if c.ResourceList != nil {
 		r.ResourceList = copyResources(c.ResourceList)

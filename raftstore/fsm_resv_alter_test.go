@@ -134,3 +134,31 @@ func TestResvShrinkRechecksItsRunningJobs(t *testing.T) {
 		t.Errorf("shrink that keeps the job: %v %+v", out, r)
 	}
 }
+
+func TestResvAlterStandingOccurrenceOnly(t *testing.T) {
+	h := newHarness(t)
+	registerNode(h, "n1", "2")
+	r := testResv("s", 1000, 1100)
+	r.Occurrences = []int64{1000, 5000, 9000}
+	h.apply(&SubmitResv{Resv: r, Now: 100})
+	nodes := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "n1", Host: "n1", Amounts: map[string]float64{"ncpus": 2}}}}}
+	h.apply(&ApplyPlan{Now: 110, Resvs: []model.ResvDecision{{ID: "S0.svr", Confirm: true, Nodes: nodes}}})
+	h.apply(&AlterResv{ID: "S0.svr", Now: 120, Reconfirm: true, Start: 1000, End: 1500, Duration: 500})
+	h.apply(&ApplyPlan{Now: 130, Resvs: []model.ResvDecision{{ID: "S0.svr", Confirm: true}}})
+	got := h.snap().Reservation("S0.svr")
+	if got.Duration != 500 || got.End != 1500 || got.LaterDuration() != 100 {
+		t.Fatalf("after altering the first occurrence: %+v", got)
+	}
+	h.apply(&ResvEvent{ID: "S0.svr", Kind: ResvEventStart, Now: 1000})
+	h.apply(&ResvEvent{ID: "S0.svr", Kind: ResvEventEnd, Now: 1500})
+	got = h.snap().Reservation("S0.svr")
+	if got.Index != 2 || got.Start != 5000 || got.End != 5100 || got.Duration != 100 || got.OccurrenceDuration != 0 {
+		t.Errorf("the next occurrence: %+v", got)
+	}
+	// A denied alteration puts the standing duration back too.
+	h.apply(&AlterResv{ID: "S0.svr", Now: 1600, Reconfirm: true, Start: 5000, End: 5300, Duration: 300})
+	h.apply(&ApplyPlan{Now: 1610, Resvs: []model.ResvDecision{{ID: "S0.svr", Reason: "no room"}}})
+	if got = h.snap().Reservation("S0.svr"); got.Duration != 100 || got.OccurrenceDuration != 0 {
+		t.Errorf("after a denied alteration: %+v", got)
+	}
+}

@@ -144,7 +144,7 @@ func (c *cycle) confirm(r *model.Reservation) model.ResvDecision {
 	// Standing: every later occurrence must fit on the same vnodes.
 	for k := 1; k < len(r.Occurrences); k++ {
 		s := r.Occurrences[k]
-		if _, fits := c.planFits(exec, max(now, s-c.lead(r)), s+r.Duration, cl.excl); !fits {
+		if _, fits := c.planFits(exec, max(now, s-c.lead(r)), s+r.LaterDuration(), cl.excl); !fits {
 			return deny(msgResvNoFit)
 		}
 	}
@@ -159,7 +159,7 @@ func (c *cycle) confirm(r *model.Reservation) model.ResvDecision {
 	c.cal.addHold(c.st, holdReservation, exec, t, r.End, cl.excl)
 	for k := 1; k < len(r.Occurrences); k++ {
 		s := r.Occurrences[k]
-		c.cal.addHold(c.st, holdReservation, exec, max(now, s-c.lead(r)), s+r.Duration, cl.excl)
+		c.cal.addHold(c.st, holdReservation, exec, max(now, s-c.lead(r)), s+r.LaterDuration(), cl.excl)
 	}
 	return model.ResvDecision{ID: r.ID, Confirm: true, Nodes: exec}
 }
@@ -183,7 +183,7 @@ func (c *cycle) holdResv(r *model.Reservation, startedIn []started) {
 	}
 	for k := r.Index; k > 0 && k < len(r.Occurrences); k++ {
 		s := r.Occurrences[k]
-		c.cal.addHold(c.st, holdReservation, r.Nodes, max(now, s-c.lead(r)), s+r.Duration, excl)
+		c.cal.addHold(c.st, holdReservation, r.Nodes, max(now, s-c.lead(r)), s+r.LaterDuration(), excl)
 	}
 }
 

@@ -37,7 +37,7 @@ func (c *cycle) alteredResvs() []*model.Reservation {
 func (c *cycle) decideAlters(altered []*model.Reservation, startedIn []started) []*model.Reservation {
 	var holds []*model.Reservation
 	for _, r := range altered {
-		d, ok := c.decideAlter(r, startedIn)
+		d, ok, held := c.decideAlter(r, startedIn)
 		c.plan.Resvs = append(c.plan.Resvs, d)
 		h := r.Copy()
 		switch {
@@ -52,8 +52,9 @@ func (c *cycle) decideAlters(altered []*model.Reservation, startedIn []started) 
 			h.RevertAlter()
 		}
 		h.Alter = nil
-		if !ok || h.State == model.ResvRunning {
-			// Held here; a confirmed one was held by confirm or below.
+		if !held {
+			// As it will be, current and later occurrences, so that the
+			// reservations decided next in this cycle see it.
 			c.holdResv(h, startedIn)
 		}
 		holds = append(holds, h)
@@ -61,12 +62,13 @@ func (c *cycle) decideAlters(altered []*model.Reservation, startedIn []started) 
 	return holds
 }
 
-// decideAlter is the verdict on one alteration; ok says it was confirmed.
-func (c *cycle) decideAlter(r *model.Reservation, startedIn []started) (model.ResvDecision, bool) {
+// decideAlter is the verdict on one alteration; ok says it was confirmed,
+// held that its new hold is already in the calendar (confirm's).
+func (c *cycle) decideAlter(r *model.Reservation, startedIn []started) (d model.ResvDecision, ok, held bool) {
 	a := r.Alter
 	now := c.snap.Now
-	deny := func(why string) (model.ResvDecision, bool) {
-		return model.ResvDecision{ID: r.ID, Reason: resvFailPrefix + why}, false
+	deny := func(why string) (model.ResvDecision, bool, bool) {
+		return model.ResvDecision{ID: r.ID, Reason: resvFailPrefix + why}, false, false
 	}
 	if r.End <= now {
 		return deny(msgResvPast)
@@ -78,7 +80,7 @@ func (c *cycle) decideAlter(r *model.Reservation, startedIn []started) (model.Re
 	sameSelect := r.Select.String() == a.Select.String()
 	if a.State == model.ResvRunning && sameSelect && r.Start == a.Start {
 		if r.End <= a.End {
-			return model.ResvDecision{ID: r.ID, Confirm: true}, true // shortened
+			return model.ResvDecision{ID: r.ID, Confirm: true}, true, false // shortened
 		}
 		held := r.Copy()
 		held.State, held.Nodes = model.ResvRunning, a.Nodes
@@ -90,21 +92,25 @@ func (c *cycle) decideAlter(r *model.Reservation, startedIn []started) (model.Re
 		if _, fits := c.planFits(exec, max(now, a.End), r.End, false); len(exec) > 0 && !fits {
 			return deny(msgAlterNoRoom)
 		}
-		return model.ResvDecision{ID: r.ID, Confirm: true}, true
+		return model.ResvDecision{ID: r.ID, Confirm: true}, true, false
 	}
 	t := max(now, r.Start-c.lead(r))
 	if sameSelect && len(a.Nodes) > 0 {
 		if exec, ok := c.knownExec(a.Nodes); ok {
 			if _, fits := c.planFits(exec, t, r.End, cl.excl); fits {
-				c.cal.addHold(c.st, holdReservation, exec, t, r.End, cl.excl)
-				return model.ResvDecision{ID: r.ID, Confirm: true, Nodes: a.Nodes}, true
+				return model.ResvDecision{ID: r.ID, Confirm: true, Nodes: a.Nodes}, true, false
 			}
 		}
 	}
 	nr := r.Copy()
-	nr.Occurrences = nil // standing reservations' times are not altered (server rule)
-	d := c.confirm(nr)
-	return d, d.Confirm
+	nr.Occurrences = nil
+	if r.Standing() && r.Index > 0 && r.Index <= len(r.Occurrences) {
+		// The altered current occurrence, then the later ones, all on
+		// the vnodes found (confirm checks and holds them).
+		nr.Occurrences = append([]int64{r.Start}, r.Occurrences[r.Index:]...)
+	}
+	d = c.confirm(nr)
+	return d, d.Confirm, d.Confirm
 }
 
 // nonZero drops the shares (and chunks) that hold nothing.

@@ -76,3 +76,22 @@ func TestResvAlterRunningExtendedOnlyWhereFree(t *testing.T) {
 		t.Errorf("extended over the later reservation: %+v", d)
 	}
 }
+
+func TestResvAlterStandingChecksLaterOccurrences(t *testing.T) {
+	vs := []*model.Vnode{vnode("n1", "ncpus=2"), vnode("n2", "ncpus=2")}
+	s := snapshot(vs)
+	s.Now = now
+	st := resv(t, 10, "1:ncpus=2", now+1000, now+1100, model.ResvConfirmed, "n1")
+	st.ID, st.Queue = "S10.svr", "S10"
+	st.Occurrences, st.Index = []int64{now + 1000, now + 5000}, 1
+	// n1 is taken from now+1200 (so the current occurrence must move to
+	// n2) and n2 at the second occurrence: no vnode holds both.
+	s.Reservations = []*model.Reservation{
+		resv(t, 20, "1:ncpus=2", now+1200, now+1300, model.ResvConfirmed, "n1"),
+		resv(t, 21, "1:ncpus=2", now+5000, now+5100, model.ResvConfirmed, "n2"),
+		altered(t, st, "1:ncpus=2", now+1000, now+1250),
+	}
+	if d := decisions(Schedule(s))["S10.svr"]; d.Confirm {
+		t.Errorf("moved where a later occurrence does not fit: %+v", d)
+	}
+}

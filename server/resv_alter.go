@@ -93,8 +93,8 @@ func buildAlter(req *api.ResvAlterRequest, rv *model.Reservation, id *Identity, 
 		// -Wforce applies to times only, as in PBS.
 		return nil, model.Err(model.PBSENoSupport)
 	}
-	if (timed || req.Select != "") && rv.Standing() {
-		return nil, &model.PBSError{Code: model.PBSENoSupport, Msg: model.MsgNoSupport + " (the times and select of a standing reservation cannot be altered)"}
+	if req.Select != "" && rv.Standing() {
+		return nil, &model.PBSError{Code: model.PBSENoSupport, Msg: model.MsgNoSupport + " (the select of a standing reservation cannot be altered)"}
 	}
 	if err := resvAlterAttrs(req, rv, c); err != nil {
 		return nil, err
@@ -125,8 +125,13 @@ func buildAlter(req *api.ResvAlterRequest, rv *model.Reservation, id *Identity, 
 	if err != nil {
 		return nil, err
 	}
-	if end <= now || (running && req.Start == 0 && end <= now) {
+	if end <= now {
 		return nil, badTimeSpec()
+	}
+	// A standing reservation's current occurrence must end before the
+	// next one starts (PBS's rule; the later ones keep their times).
+	if rv.Standing() && rv.Index > 0 && rv.Index < len(rv.Occurrences) && end >= rv.Occurrences[rv.Index] {
+		return nil, &model.PBSError{Code: model.PBSEStdgResvConflict, Msg: model.MsgStdgResvConflict}
 	}
 	c.Reconfirm, c.StartChanged = true, start != rv.Start
 	c.Start, c.End, c.Duration = start, end, dur

@@ -289,3 +289,28 @@ func TestResvAlterRunning(t *testing.T) {
 	}
 	waitFor(t, 10*time.Second, "the reservation to end", func() bool { return c.run("pbs_rstat", id).code == 236 })
 }
+
+func TestResvAlterStandingOccurrence(t *testing.T) {
+	c := startCluster(t, 1, 2)
+	c.env = append(c.env, "PBS_TZID=UTC")
+	start := time.Now().Add(time.Hour).Truncate(time.Minute)
+	out := strings.Fields(c.must("pbs_rsub", "-I", "20", "-r", "FREQ=HOURLY;COUNT=3", "-R", at(start), "-D", "600", "-l", "select=1:ncpus=1"))
+	if len(out) != 2 || out[1] != "CONFIRMED" || !strings.HasPrefix(out[0], "S") {
+		t.Fatalf("standing reservation: %v", out)
+	}
+	id := out[0]
+	// The current occurrence may grow up to the next one...
+	if r := c.ralter("-I", "20", "-D", "1800", id); r.stdout != "pbs_ralter: "+id+" CONFIRMED\n" {
+		t.Fatalf("pbs_ralter -D of a standing reservation: %+v", r)
+	}
+	if d := c.resvAttr(id, "reserve_duration"); d != "1800" {
+		t.Errorf("duration of the altered occurrence: %s", d)
+	}
+	// ... not into it.
+	if r := c.ralter("-E", at(start.Add(time.Hour)), id); r.code != 75 || r.stderr != "pbs_ralter: Requested time(s) will interfere with a later occurrence\n" {
+		t.Errorf("pbs_ralter -E into the next occurrence: %+v", r)
+	}
+	if r := c.ralter("-l", "select=1:ncpus=2", id); r.code != 181 || !strings.Contains(r.stderr, "No support for requested service") {
+		t.Errorf("pbs_ralter -l select of a standing reservation: %+v", r)
+	}
+}

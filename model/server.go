@@ -26,6 +26,10 @@ type QueueConfig struct {
 	// NodeGroupKey is the queue's node_group_key: it replaces the
 	// server's for the queue's jobs when node_group_enable is on.
 	NodeGroupKey []string `json:"node_group_key,omitempty" toml:"node_group_key"`
+	// ACLHostEnable and ACLHosts are the queue's acl_host_enable and
+	// acl_hosts (a reservation's -H; docs/reservations.md).
+	ACLHostEnable bool     `json:"acl_host_enable,omitempty" toml:"acl_host_enable"`
+	ACLHosts      []string `json:"acl_hosts,omitempty" toml:"acl_hosts"`
 }
 
 // Copy returns a copy whose maps and slices may be changed.
@@ -37,6 +41,7 @@ func (q QueueConfig) Copy() QueueConfig {
 	q.ACLUsers = append([]string(nil), q.ACLUsers...)
 	q.ACLGroups = append([]string(nil), q.ACLGroups...)
 	q.NodeGroupKey = append([]string(nil), q.NodeGroupKey...)
+	q.ACLHosts = append([]string(nil), q.ACLHosts...)
 	return q
 }
 
@@ -98,6 +103,12 @@ type ServerConfig struct {
 	// DefaultQsubArguments is default_qsub_arguments: qsub options applied
 	// below directives and the command line.
 	DefaultQsubArguments string `json:"default_qsub_arguments,omitempty"`
+	// MailFrom is mail_from (default "adm"), the sender of job and
+	// reservation mail; MailProgram is mail_program, the sendmail-like
+	// program it is piped to (default /usr/sbin/sendmail when it exists;
+	// server/mail.go).
+	MailFrom    string `json:"mail_from,omitempty"`
+	MailProgram string `json:"mail_program,omitempty"`
 
 	// SchedulerIteration is the periodic cycle in seconds (0: the file's).
 	SchedulerIteration int64 `json:"scheduler_iteration,omitempty"`

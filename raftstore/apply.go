@@ -87,6 +87,8 @@ func (w *writer) apply(cmd Command) any {
 		return w.resvEvent(c)
 	case *DeleteResv:
 		return w.deleteResv(c)
+	case *AlterResv:
+		return w.alterResv(c)
 	}
 	return fmt.Errorf("no handler for %s", cmd.Type())
 }

@@ -44,6 +44,8 @@ const (
 	ServerInfoType
 	// Command level 3: fairshare usage (apply_fairshare.go).
 	FairshareType
+	// Command level 3: pbs_ralter (commands_resv.go).
+	AlterResvType
 )
 
 func (t MessageType) String() string {
@@ -102,6 +104,8 @@ func (t MessageType) String() string {
 		return "ServerInfo"
 	case FairshareType:
 		return "Fairshare"
+	case AlterResvType:
+		return "AlterResv"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -285,6 +289,8 @@ func decodeAt(data []byte, level int) (Command, error) {
 		c = &ServerInfo{}
 	case FairshareType:
 		c = &Fairshare{}
+	case AlterResvType:
+		c = &AlterResv{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

@@ -16,7 +16,7 @@ import (
 // soon as it has been replaced.
 //
 // Level 1 is every type up to DeleteResv (the releases before levels).
-// Level 2 adds ServerInfo; level 3 adds Fairshare.
+// Level 2 adds ServerInfo; level 3 adds Fairshare and AlterResv.
 
 // commandLevel is this binary's level. It is a variable only so that a
 // build can stand for an earlier release (the rolling-upgrade test):
@@ -43,7 +43,7 @@ func (t MessageType) Level() int {
 	switch t {
 	case ServerInfoType:
 		return 2
-	case FairshareType:
+	case FairshareType, AlterResvType:
 		return 3
 	}
 	return 1

@@ -128,6 +128,10 @@ func setServerAttr(c *model.ServerConfig, a Attr) error {
 		return setInt(&c.NodeFailRequeue, a, 310, 0)
 	case "query_other_jobs":
 		return setBool(&c.QueryOtherJobs, a, false)
+	case "mail_from":
+		return setMailFrom(&c.MailFrom, a)
+	case "mail_program":
+		return setMailProgram(&c.MailProgram, a)
 	case "scheduler_iteration":
 		return setInt(&c.SchedulerIteration, a, 0, 1)
 	case "log_events":
@@ -285,6 +289,10 @@ func setQueueAttr(q *model.QueueConfig, defs model.ResourceDefs, a Attr) error {
 		return setList(&q.ACLGroups, a, validUserHost)
 	case "node_group_key":
 		return setGroupKey(&q.NodeGroupKey, a, defs)
+	case "acl_host_enable":
+		return setBool(&q.ACLHostEnable, a, false)
+	case "acl_hosts":
+		return setList(&q.ACLHosts, a, nil)
 	}
 	return noAttr(a)
 }

@@ -82,6 +82,8 @@ func DescribeServer(c *model.ServerConfig) Object {
 	it.add("log_events", strconv.Itoa(c.LogEventMask()))
 	it.add("flatuid", boolIf(c.FlatUID))
 	it.add("query_other_jobs", model.FormatBool(c.QueryOtherJobs))
+	it.add("mail_from", c.MailFrom)
+	it.add("mail_program", c.MailProgram)
 	it.add("job_history_enable", model.FormatBool(c.JobHistoryEnable))
 	if c.JobHistoryDuration > 0 {
 		it.add("job_history_duration", model.FormatDuration(c.JobHistoryDuration))
@@ -109,6 +111,8 @@ func DescribeQueue(q *model.QueueConfig) Object {
 	it.add("acl_users", q.ACLUsers...)
 	it.add("acl_group_enable", boolIf(q.ACLGroupEnable))
 	it.add("acl_groups", q.ACLGroups...)
+	it.add("acl_host_enable", boolIf(q.ACLHostEnable))
+	it.add("acl_hosts", q.ACLHosts...)
 	it.add("max_run", limitValues(q.MaxRun)...)
 	it.add("max_queued", limitValues(q.MaxQueued)...)
 	it.res("resources_max", q.ResourcesMax)

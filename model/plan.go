@@ -59,3 +59,10 @@ type ResvDecision struct {
 	// qmove); 0 keeps the requested one.
 	Start int64 `json:"start,omitempty"`
 }
+
+// SoftWalltime records a running job's extended soft walltime
+// (estimated.soft_walltime, seconds); see ExtendSoftWalltime.
+type SoftWalltime struct {
+	JobID   string `json:"job_id"`
+	Seconds int64  `json:"seconds"`
+}

@@ -28,8 +28,8 @@ func oneVnode(name string, ncpus float64) []model.ExecChunk {
 	return []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: name, Host: name, Amounts: map[string]float64{"ncpus": ncpus}}}}}
 }
 
-// confirmedResv submits a reservation and confirms it on vnode n1.
-func confirmedResv(t *testing.T, h *harness, start, end int64) string {
+// confirmedOnN1 submits a reservation and confirms it on vnode n1.
+func confirmedOnN1(t *testing.T, h *harness, start, end int64) string {
 	t.Helper()
 	id := h.applyAt(&SubmitResv{Resv: testResv("r", start, end), Now: 100}, 100).(string)
 	h.applyAt(&ApplyPlan{Now: 110, Resvs: []model.ResvDecision{{ID: id, Confirm: true, Nodes: oneVnode("n1", 2)}}}, 110)
@@ -43,7 +43,7 @@ func offline(on bool) *bool { return &on }
 func TestResvDegradesAndRecoversWhenTheVnodeComesBack(t *testing.T) {
 	h := newHarness(t)
 	registerNode(h, "n1", "2")
-	id := confirmedResv(t, h, 1000, 2000)
+	id := confirmedOnN1(t, h, 1000, 2000)
 	h.applyAt(&MarkVnodes{Vnodes: []string{"n1"}, Offline: offline(true), Now: 200}, 200)
 	r := h.snap().Reservation(id)
 	if r.State != model.ResvDegraded || r.Substate != model.ResvDegraded || model.ResvStateShort(r.State) != "DG" {
@@ -68,7 +68,7 @@ func TestResvReconfirmAndRetry(t *testing.T) {
 	cfg := h.snap().Config()
 	cfg.ReserveRetryTime = 60
 	h.apply(&SetServerConfig{Config: cfg, Now: 2})
-	id := confirmedResv(t, h, 1000, 2000)
+	id := confirmedOnN1(t, h, 1000, 2000)
 	h.applyAt(&HostDown{Host: "n1", Now: 200}, 200)
 	r := h.snap().Reservation(id)
 	if r.State != model.ResvDegraded || r.RetryAt != 260 {
@@ -184,7 +184,7 @@ func TestResvExclusiveVnodesWhileRunning(t *testing.T) {
 func TestMaintenanceResv(t *testing.T) {
 	h := newHarness(t)
 	registerNode(h, "n1", "2")
-	other := confirmedResv(t, h, 1500, 2500)
+	other := confirmedOnN1(t, h, 1500, 2500)
 	jid := h.applyAt(&SubmitJob{Job: testJob("busy"), Now: 120}, 120).(string)
 	h.applyAt(&ApplyPlan{Now: 130, Runs: []model.RunDecision{{JobID: jid, Exec: oneVnode("n1", 2)}}}, 130)
 	m := testResv("m", 1000, 2000)
@@ -322,7 +322,7 @@ func (h *harness) restored(t *testing.T) *harness {
 func TestDegradedResvOtherExits(t *testing.T) {
 	h := newHarness(t)
 	registerNode(h, "n1", "2")
-	id := confirmedResv(t, h, 1000, 2000)
+	id := confirmedOnN1(t, h, 1000, 2000)
 	h.applyAt(&ResvEvent{ID: id, Kind: ResvEventStart, Now: 1000}, 1000)
 	h.applyAt(&MarkVnodes{Vnodes: []string{"n1"}, Offline: offline(true), Now: 1100}, 1100)
 	if r := h.snap().Reservation(id); r.State != model.ResvRunning || r.Substate != model.ResvDegraded {

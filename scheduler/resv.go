@@ -62,6 +62,7 @@ func (c *cycle) reservations() []*model.Job {
 		}
 	}
 	c.started = append(c.started, startedIn...)
+	c.hardEnds = anyUnconfirmed(s.Reservations) // soft walltime hook point (softwall.go)
 	c.cal = c.newCalendar()
 	for _, r := range s.Reservations {
 		if r.Active() {
@@ -77,13 +78,14 @@ func (c *cycle) reservations() []*model.Job {
 			pending = append(pending, r)
 		}
 	}
-	if len(pending) == 0 {
+	altered := c.alteredResvs() // pbs_ralter (resv_alter.go)
+	if len(pending) == 0 && len(altered) == 0 {
 		return rest
 	}
 	// Confirmation also respects the top jobs' kept estimates. They are
 	// held only while confirming: the job pass plans top jobs afresh.
 	c.holdKeptEstimates(rest)
-	var confirmed []*model.Reservation
+	confirmed := c.decideAlters(altered, startedIn)
 	for _, r := range pending {
 		d := c.confirm(r)
 		c.plan.Resvs = append(c.plan.Resvs, d)
@@ -93,6 +95,7 @@ func (c *cycle) reservations() []*model.Job {
 			confirmed = append(confirmed, &cr)
 		}
 	}
+	c.hardEnds = false
 	c.cal = c.newCalendar()
 	for _, r := range s.Reservations {
 		if r.Active() {
@@ -100,7 +103,7 @@ func (c *cycle) reservations() []*model.Job {
 		}
 	}
 	for _, r := range append(confirmed, replaced...) {
-		c.holdResv(r, nil)
+		c.holdResv(r, startedIn)
 	}
 	return rest
 }
@@ -149,7 +152,7 @@ func (c *cycle) confirm(r *model.Reservation) model.ResvDecision {
 	// Standing: every later occurrence must fit on the same vnodes.
 	for k := 1; k < len(r.Occurrences); k++ {
 		s := r.Occurrences[k]
-		if _, fits := c.planFits(exec, max(now, s-c.lead(r)), s+r.Duration, cl.excl); !fits {
+		if _, fits := c.planFits(exec, max(now, s-c.lead(r)), s+r.LaterDuration(), cl.excl); !fits {
 			return deny(msgResvNoFit)
 		}
 	}
@@ -164,7 +167,7 @@ func (c *cycle) confirm(r *model.Reservation) model.ResvDecision {
 	c.cal.addHold(c.st, holdReservation, exec, t, r.End, cl.excl)
 	for k := 1; k < len(r.Occurrences); k++ {
 		s := r.Occurrences[k]
-		c.cal.addHold(c.st, holdReservation, exec, max(now, s-c.lead(r)), s+r.Duration, cl.excl)
+		c.cal.addHold(c.st, holdReservation, exec, max(now, s-c.lead(r)), s+r.LaterDuration(), cl.excl)
 	}
 	return model.ResvDecision{ID: r.ID, Confirm: true, Nodes: exec}
 }
@@ -177,7 +180,7 @@ func (c *cycle) holdResv(r *model.Reservation, startedIn []started) {
 	exec := c.knownShares(r.Nodes) // a vnode of a degraded one may be gone
 	later := r.Nodes
 	if len(r.BaseNodes) > 0 {
-		later = c.knownShares(r.BaseNodes) // this occurrence runs on replacements
+		later = r.BaseNodes // this occurrence runs on replacements
 	}
 	excl := r.AOE != "" || r.Place.Sharing == model.SharingExcl || r.Place.Sharing == model.SharingExclHost
 	now := c.snap.Now
@@ -189,7 +192,7 @@ func (c *cycle) holdResv(r *model.Reservation, startedIn []started) {
 	}
 	for k := r.Index; k > 0 && k < len(r.Occurrences); k++ {
 		s := r.Occurrences[k]
-		c.cal.addHold(c.st, holdReservation, c.knownShares(later), max(now, s-c.lead(r)), s+r.Duration, excl)
+		c.cal.addHold(c.st, holdReservation, c.knownShares(later), max(now, s-c.lead(r)), s+r.LaterDuration(), excl)
 	}
 }
 
@@ -284,6 +287,7 @@ func (c *cycle) runInside(r *model.Reservation, jobs []*model.Job) []started {
 		Queued:    jobs,
 	}
 	sub.Config.StrictOrdering = false // jobs in reservations are never top jobs
+	sub.Config.Psets.Enable = false   // the reservation's vnodes are its set (psets.go)
 	for _, j := range s.Running {
 		if j.Queue == r.Queue {
 			sub.Running = append(sub.Running, j)

@@ -102,7 +102,19 @@ func (w *writer) meta() *meta {
 
 func (w *writer) putMeta(m *meta) { w.must(w.txn.Insert(tableMeta, m)) }
 
+// job returns a job by id: its row, or a finished subjob rebuilt from its
+// compact record (subjob_history.go).
 func (w *writer) job(id string) *model.Job {
+	if j := w.jobRow(id); j != nil {
+		return j
+	}
+	if r := w.finishedSubjobRecord(id); r != nil {
+		return joinSubjob(r)
+	}
+	return nil
+}
+
+func (w *writer) jobRow(id string) *model.Job {
 	return first[model.Job](w.txn, tableJobs, "id", id)
 }
 
@@ -117,13 +129,28 @@ func (w *writer) putJob(j *model.Job) {
 	w.touchHost(j.MSHost)
 	if w.pack != nil {
 		w.pack.job(j)
+		if isFinishedSubjob(j) {
+			w.putFinishedSubjob(j)
+			return
+		}
+	}
+	if j.IsSubjob() {
+		if r := w.finishedSubjobRecord(j.ID); r != nil {
+			w.must(w.txn.Delete(tableSubjobsDone, r))
+		}
 	}
 	w.must(w.txn.Insert(tableJobs, j))
 	w.touch(tableJobs)
 }
 
 func (w *writer) deleteJobRow(j *model.Job) {
-	if old := w.job(j.ID); old != nil {
+	if r := w.finishedSubjobRecord(j.ID); r != nil {
+		w.touchHost(r.MSHost)
+		w.must(w.txn.Delete(tableSubjobsDone, r))
+		w.touch(tableJobs)
+		return
+	}
+	if old := w.jobRow(j.ID); old != nil {
 		w.touchHost(old.MSHost)
 	}
 	w.must(w.txn.Delete(tableJobs, j))

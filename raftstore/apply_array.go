@@ -120,13 +120,15 @@ func (w *writer) settleArray(p *model.Job, now int64) {
 	w.toHistory(p)
 }
 
-// subjobRows lists the records of an array's subjobs.
+// subjobRows lists the records of an array's subjobs: rows of the ones
+// that have not finished and the compact records of the others.
 func (w *writer) subjobRows(parentID string) []*model.Job {
 	it, _ := w.txn.Get(tableJobs, "array", parentID)
 	var out []*model.Job
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		out = append(out, raw.(*model.Job))
 	}
+	out = append(out, finishedSubjobsOf(w.txn, parentID)...)
 	sortJobs(out)
 	return out
 }

@@ -350,6 +350,12 @@ func (w *writer) purge(c *PurgeHistory) any {
 			}
 		}
 	}
+	it, _ := w.txn.Get(tableSubjobsDone, "id")
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if r := raw.(*finishedSubjob); r.Obit < c.Before {
+			old = append(old, joinSubjob(r))
+		}
+	}
 	for _, j := range old {
 		w.deleteJobRow(j)
 	}

@@ -36,7 +36,8 @@ type compactor struct {
 	envs    sharedTable[[]model.EnvVar]
 	selects sharedTable[model.Select]
 	lists   sharedTable[map[string]string]
-	key     []byte // scratch for table keys
+	tmpl    templates // finished subjobs' shared part (subjob_history.go)
+	key     []byte    // scratch for table keys
 }
 
 // sharedTableMax bounds each table. When one is full it starts again

@@ -300,6 +300,11 @@ func readSnapshot(r io.Reader, st *StateStore) error {
 		}
 		if j, ok := obj.(*model.Job); ok {
 			st.pack.job(j) // as compact as the jobs the log stored
+			if isFinishedSubjob(j) {
+				// Snapshots of every version hold finished subjobs
+				// as full jobs; the store keeps them compact.
+				obj, table = st.pack.finished(j), tableSubjobsDone
+			}
 		}
 		if err := txn.Insert(table, obj); err != nil {
 			return fmt.Errorf("insert %s: %w", rec.Kind, err)

@@ -69,6 +69,8 @@ func schema() *memdb.DBSchema {
 		tableResvs: resvsSchema(),
 		// The servers of the cluster (servers.go).
 		tableServers: serversSchema(),
+		// Finished subjobs (subjob_history.go).
+		tableSubjobsDone: subjobsDoneSchema(),
 	}}
 }
 
@@ -131,13 +133,35 @@ func (s *StateSnapshot) Epoch() uint64 { return s.meta().Epoch }
 // NextSeq returns the next sequence number the counter will hand out.
 func (s *StateSnapshot) NextSeq() int64 { return s.meta().NextSeq }
 
-// Job returns a job by id, or nil.
+// Job returns a job by id, or nil. A finished subjob is rebuilt from its
+// compact record (subjob_history.go): a fresh value each call.
 func (s *StateSnapshot) Job(id string) *model.Job {
-	return first[model.Job](s.txn, tableJobs, "id", id)
+	if j := first[model.Job](s.txn, tableJobs, "id", id); j != nil {
+		return j
+	}
+	if strings.IndexByte(id, '[') < 0 {
+		return nil
+	}
+	return s.finishedSubjob(id)
 }
 
-// Jobs returns every job, in submission order.
+// Jobs returns every job, in submission order, finished subjobs rebuilt
+// from their compact records. Callers that skip finished subjobs anyway
+// should use JobRows, which does not rebuild them.
 func (s *StateSnapshot) Jobs() []*model.Job {
+	out := s.indexedJobs("id")
+	s.eachFinishedSubjob(func(j *model.Job) error {
+		out = append(out, j)
+		return nil
+	})
+	sortJobs(out)
+	return out
+}
+
+// JobRows returns every job but the finished subjobs, in submission order:
+// the jobs that are not history, finished jobs and arrays, and nothing
+// that grows with the subjobs an array has run.
+func (s *StateSnapshot) JobRows() []*model.Job {
 	return s.collectJobs("id")
 }
 
@@ -202,9 +226,12 @@ func sortJobs(jobs []*model.Job) {
 }
 
 // Subjobs returns the records of an array's subjobs (started ones), by
-// index.
+// index; finished ones are rebuilt from their compact records.
 func (s *StateSnapshot) Subjobs(parentID string) []*model.Job {
-	return s.collectJobs("array", parentID)
+	out := s.indexedJobs("array", parentID)
+	out = append(out, finishedSubjobsOf(s.txn, parentID)...)
+	sortJobs(out)
+	return out
 }
 
 // JobByToken returns the job submitted with a token, or nil.

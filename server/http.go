@@ -191,7 +191,7 @@ func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request, id *Identity
 			jobs = append(jobs, found...)
 		}
 	} else {
-		for _, j := range snap.Jobs() {
+		for _, j := range snap.JobRows() {
 			if j.IsSubjob() {
 				continue // listed after their parent, with -t only
 			}
@@ -277,7 +277,7 @@ func (s *Server) serverInfo(snap *raftstore.StateSnapshot) api.ServerInfo {
 		perQueue[name] = len(info.Queues)
 		info.Queues = append(info.Queues, api.QueueInfo{Name: q.Name, Type: q.Type, Priority: q.Priority, Enabled: q.Enabled, Started: q.Started, StateCount: map[string]int{}})
 	}
-	for _, j := range snap.Jobs() {
+	for _, j := range snap.JobRows() {
 		if !j.IsFinished() {
 			info.TotalJobs++
 			info.StateCount[j.State]++

@@ -1,0 +1,220 @@
+package raftstore
+
+import (
+	"reflect"
+	"strings"
+
+	memdb "github.com/hashicorp/go-memdb"
+
+	"github.com/strata-hpc/strata/model"
+)
+
+// Finished subjobs as compact records.
+//
+// A subjob gets a full job row when it starts (apply_array.go). Kept as
+// history in the jobs table, each finished one cost a model.Job of its own
+// and four go-memdb index entries (id, state, ms, array): about 7 KB of
+// live heap, 15 KB of RSS, 1.5 GB after a 100,000-subjob array. When a
+// subjob finishes it now moves to tableSubjobsDone as a finishedSubjob:
+// what is its own (times, exit status, resources_used, exec_vnode, its
+// history lines, ...) plus a pointer to a template holding everything it
+// shares with its siblings (the parent's request, Variable_List, paths
+// with the index taken out), one id index entry, nothing else.
+//
+// Reading one back (joinSubjob) gives the same model.Job value that was
+// stored, field for field: the template is the subjob itself with its own
+// fields cleared, so whatever a field is (including ones added to
+// model.Job later) it is either in the template or in the record, and a
+// sibling shares a template only when the two are deeply equal. Sharing
+// is a property of memory, not of values: two servers holding different
+// templates hold equal jobs. The Raft log and snapshot formats are
+// unchanged: a snapshot writes these subjobs as ordinary "job" records,
+// and old snapshots and logs with full subjob rows load into compact
+// records through the same path.
+const tableSubjobsDone = "subjobs_done"
+
+func subjobsDoneSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{Name: tableSubjobsDone, Indexes: map[string]*memdb.IndexSchema{
+		"id": {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
+	}}
+}
+
+// finishedSubjob is one finished subjob. Field for field, the fields after
+// base are the model.Job fields a subjob's life sets (apply_lifecycle.go,
+// apply.go run): splitSubjob and joinSubjob move exactly these.
+type finishedSubjob struct {
+	ID   string
+	base *model.Job // shared with siblings; never modified
+
+	ArrayIndex                         int64
+	Output, Error, Stagein, Stageout   string
+	State, Hold, Comment, MSHost       string
+	Deleter                            string
+	Substate, SessionID, RunCount      int
+	Ctime, Qtime, Mtime, Etime         int64
+	Stime, Obit, EstStart              int64
+	Exit                               *int
+	Used                               map[string]string
+	Exec, EstExec                      []model.ExecChunk
+	History                            []model.Event
+	Signals                            []model.Sig
+	Rank                               *int64
+	NeverRunEpoch                      uint64
+	Exclusive, KillRequested, TopJob   bool
+	RequeueOnEnd                       bool
+	InteractiveAddr, InteractiveCookie string
+	Depend                             string
+	Deps                               []model.Dep
+}
+
+// isFinishedSubjob reports whether j is stored as a compact record.
+func isFinishedSubjob(j *model.Job) bool { return j.IsSubjob() && j.IsFinished() }
+
+// splitSubjob moves j's own fields into a record; the rest of j (j is the
+// caller's copy and is cleared in place) is the template.
+func splitSubjob(j *model.Job) *finishedSubjob {
+	r := &finishedSubjob{
+		ID: j.ID, ArrayIndex: j.ArrayIndex,
+		Output: j.Output, Error: j.Error, Stagein: j.Stagein, Stageout: j.Stageout,
+		State: j.State, Hold: j.Hold, Comment: j.Comment, MSHost: j.MSHost, Deleter: j.Deleter,
+		Substate: j.Substate, SessionID: j.SessionID, RunCount: j.RunCount,
+		Ctime: j.Ctime, Qtime: j.Qtime, Mtime: j.Mtime, Etime: j.Etime,
+		Stime: j.Stime, Obit: j.Obit, EstStart: j.EstStart,
+		Exit: j.Exit, Used: j.Used, Exec: j.Exec, EstExec: j.EstExec,
+		History: j.History, Signals: j.Signals, Rank: j.Rank, NeverRunEpoch: j.NeverRunEpoch,
+		Exclusive: j.Exclusive, KillRequested: j.KillRequested, TopJob: j.TopJob,
+		RequeueOnEnd: j.RequeueOnEnd, InteractiveAddr: j.InteractiveAddr,
+		InteractiveCookie: j.InteractiveCookie, Depend: j.Depend, Deps: j.Deps,
+	}
+	j.ID, j.ArrayIndex = "", 0
+	j.Output, j.Error, j.Stagein, j.Stageout = "", "", "", ""
+	j.State, j.Hold, j.Comment, j.MSHost, j.Deleter = "", "", "", "", ""
+	j.Substate, j.SessionID, j.RunCount = 0, 0, 0
+	j.Ctime, j.Qtime, j.Mtime, j.Etime = 0, 0, 0, 0
+	j.Stime, j.Obit, j.EstStart = 0, 0, 0
+	j.Exit, j.Used, j.Exec, j.EstExec = nil, nil, nil, nil
+	j.History, j.Signals, j.Rank, j.NeverRunEpoch = nil, nil, nil, 0
+	j.Exclusive, j.KillRequested, j.TopJob, j.RequeueOnEnd = false, false, false, false
+	j.InteractiveAddr, j.InteractiveCookie, j.Depend, j.Deps = "", "", "", nil
+	r.base = j
+	return r
+}
+
+// joinSubjob rebuilds the stored job: a fresh value the caller may read
+// (and Copy to change, as any stored job).
+func joinSubjob(r *finishedSubjob) *model.Job {
+	j := *r.base
+	j.ID, j.ArrayIndex = r.ID, r.ArrayIndex
+	j.Output, j.Error, j.Stagein, j.Stageout = r.Output, r.Error, r.Stagein, r.Stageout
+	j.State, j.Hold, j.Comment, j.MSHost, j.Deleter = r.State, r.Hold, r.Comment, r.MSHost, r.Deleter
+	j.Substate, j.SessionID, j.RunCount = r.Substate, r.SessionID, r.RunCount
+	j.Ctime, j.Qtime, j.Mtime, j.Etime = r.Ctime, r.Qtime, r.Mtime, r.Etime
+	j.Stime, j.Obit, j.EstStart = r.Stime, r.Obit, r.EstStart
+	j.Exit, j.Used, j.Exec, j.EstExec = r.Exit, r.Used, r.Exec, r.EstExec
+	j.History, j.Signals, j.Rank, j.NeverRunEpoch = r.History, r.Signals, r.Rank, r.NeverRunEpoch
+	j.Exclusive, j.KillRequested, j.TopJob, j.RequeueOnEnd = r.Exclusive, r.KillRequested, r.TopJob, r.RequeueOnEnd
+	j.InteractiveAddr, j.InteractiveCookie, j.Depend, j.Deps = r.InteractiveAddr, r.InteractiveCookie, r.Depend, r.Deps
+	return &j
+}
+
+// templates remembers the last template of each array, so that siblings
+// finishing one after another share it. Bounded like the other sharing
+// tables: a cache, never state.
+type templates struct {
+	m map[string]*model.Job
+}
+
+// finished turns a finished subjob (already through job(), so its strings
+// and lists are shared) into its compact record. j itself is left as it
+// is: callers go on reading it after storing it.
+func (c *compactor) finished(j *model.Job) *finishedSubjob {
+	t := *j
+	r := splitSubjob(&t)
+	if len(r.Used) > 0 {
+		r.Used = c.list(r.Used) // simulated and short jobs often report the same
+	}
+	parent := r.base.ArrayID
+	if shared, ok := c.tmpl.m[parent]; ok && reflect.DeepEqual(shared, r.base) {
+		r.base = shared
+		return r
+	}
+	if c.tmpl.m == nil || len(c.tmpl.m) >= sharedTableMax {
+		c.tmpl.m = make(map[string]*model.Job)
+	}
+	c.tmpl.m[parent] = r.base
+	return r
+}
+
+// --- writer -----------------------------------------------------------------
+
+// finishedSubjobRecord returns the compact record of id, or nil.
+func (w *writer) finishedSubjobRecord(id string) *finishedSubjob {
+	return first[finishedSubjob](w.txn, tableSubjobsDone, "id", id)
+}
+
+// putFinishedSubjob stores a finished subjob (the writer's copy, through
+// the compactor) compactly, in place of its row in the jobs table.
+func (w *writer) putFinishedSubjob(j *model.Job) {
+	if old := w.jobRow(j.ID); old != nil {
+		w.must(w.txn.Delete(tableJobs, old))
+	}
+	w.must(w.txn.Insert(tableSubjobsDone, w.pack.finished(j)))
+	w.touch(tableJobs)
+}
+
+// finishedSubjobsOf lists the compact records of an array's finished
+// subjobs, rebuilt.
+func finishedSubjobsOf(txn *memdb.Txn, parentID string) []*model.Job {
+	base, _, _ := strings.Cut(parentID, "[")
+	it, err := txn.Get(tableSubjobsDone, "id_prefix", base+"[")
+	if err != nil {
+		return nil
+	}
+	var out []*model.Job
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if r := raw.(*finishedSubjob); r.base.ArrayID == parentID {
+			out = append(out, joinSubjob(r))
+		}
+	}
+	return out
+}
+
+// --- snapshot ---------------------------------------------------------------
+
+// finishedSubjob returns a finished subjob rebuilt from its compact record,
+// or nil.
+func (s *StateSnapshot) finishedSubjob(id string) *model.Job {
+	if r := first[finishedSubjob](s.txn, tableSubjobsDone, "id", id); r != nil {
+		return joinSubjob(r)
+	}
+	return nil
+}
+
+// eachFinishedSubjob calls fn with every finished subjob, rebuilt, in
+// index order of the table (for snapshots).
+func (s *StateSnapshot) eachFinishedSubjob(fn func(*model.Job) error) error {
+	it, err := s.txn.Get(tableSubjobsDone, "id")
+	if err != nil {
+		return err
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if err := fn(joinSubjob(raw.(*finishedSubjob))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FinishedSubjobCount is the number of finished subjobs held as compact
+// records.
+func (s *StateSnapshot) FinishedSubjobCount() int {
+	it, err := s.txn.Get(tableSubjobsDone, "id")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n++
+	}
+	return n
+}

@@ -39,32 +39,42 @@ func subjobsDoneSchema() *memdb.TableSchema {
 	}}
 }
 
-// finishedSubjob is one finished subjob. Field for field, the fields after
-// base are the model.Job fields a subjob's life sets (apply_lifecycle.go,
-// apply.go run): splitSubjob and joinSubjob move exactly these.
+// finishedSubjob is one finished subjob. The fields after base are the
+// model.Job fields a subjob's life sets (apply_lifecycle.go, apply.go
+// run); splitSubjob and joinSubjob move exactly these. Those most subjobs
+// never set are in rare, allocated when one is.
 type finishedSubjob struct {
 	ID   string
 	base *model.Job // shared with siblings; never modified
+	rare *rareSubjobFields
 
-	ArrayIndex                         int64
-	Output, Error, Stagein, Stageout   string
-	State, Hold, Comment, MSHost       string
-	Deleter                            string
-	Substate, SessionID, RunCount      int
-	Ctime, Qtime, Mtime, Etime         int64
-	Stime, Obit, EstStart              int64
-	Exit                               *int
-	Used                               map[string]string
-	Exec, EstExec                      []model.ExecChunk
-	History                            []model.Event
-	Signals                            []model.Sig
-	Rank                               *int64
-	NeverRunEpoch                      uint64
-	Exclusive, KillRequested, TopJob   bool
-	RequeueOnEnd                       bool
+	ArrayIndex                    int64
+	Output, Error                 string
+	State, Hold, Comment, MSHost  string
+	Substate, SessionID, RunCount int
+	Ctime, Qtime, Mtime, Etime    int64
+	Stime, Obit                   int64
+	Exit                          *int
+	Used                          map[string]string
+	Exec                          []model.ExecChunk
+	History                       []model.Event
+	Rank                          *int64
+	Exclusive                     bool
+}
+
+// rareSubjobFields are the subjob's own fields that a finished subjob
+// usually has empty.
+type rareSubjobFields struct {
+	Stagein, Stageout                  string
+	Deleter, Depend                    string
 	InteractiveAddr, InteractiveCookie string
-	Depend                             string
+	EstStart                           int64
+	EstExec                            []model.ExecChunk
+	Signals                            []model.Sig
 	Deps                               []model.Dep
+	NeverRunEpoch                      uint64
+	KillRequested, TopJob              bool
+	RequeueOnEnd                       bool
 }
 
 // isFinishedSubjob reports whether j is stored as a compact record.
@@ -74,28 +84,31 @@ func isFinishedSubjob(j *model.Job) bool { return j.IsSubjob() && j.IsFinished()
 // caller's copy and is cleared in place) is the template.
 func splitSubjob(j *model.Job) *finishedSubjob {
 	r := &finishedSubjob{
-		ID: j.ID, ArrayIndex: j.ArrayIndex,
-		Output: j.Output, Error: j.Error, Stagein: j.Stagein, Stageout: j.Stageout,
-		State: j.State, Hold: j.Hold, Comment: j.Comment, MSHost: j.MSHost, Deleter: j.Deleter,
+		ID: j.ID, ArrayIndex: j.ArrayIndex, Output: j.Output, Error: j.Error,
+		State: j.State, Hold: j.Hold, Comment: j.Comment, MSHost: j.MSHost,
 		Substate: j.Substate, SessionID: j.SessionID, RunCount: j.RunCount,
-		Ctime: j.Ctime, Qtime: j.Qtime, Mtime: j.Mtime, Etime: j.Etime,
-		Stime: j.Stime, Obit: j.Obit, EstStart: j.EstStart,
-		Exit: j.Exit, Used: j.Used, Exec: j.Exec, EstExec: j.EstExec,
-		History: j.History, Signals: j.Signals, Rank: j.Rank, NeverRunEpoch: j.NeverRunEpoch,
-		Exclusive: j.Exclusive, KillRequested: j.KillRequested, TopJob: j.TopJob,
-		RequeueOnEnd: j.RequeueOnEnd, InteractiveAddr: j.InteractiveAddr,
-		InteractiveCookie: j.InteractiveCookie, Depend: j.Depend, Deps: j.Deps,
+		Ctime: j.Ctime, Qtime: j.Qtime, Mtime: j.Mtime, Etime: j.Etime, Stime: j.Stime, Obit: j.Obit,
+		Exit: j.Exit, Used: j.Used, Exec: j.Exec, History: j.History, Rank: j.Rank, Exclusive: j.Exclusive,
 	}
-	j.ID, j.ArrayIndex = "", 0
-	j.Output, j.Error, j.Stagein, j.Stageout = "", "", "", ""
-	j.State, j.Hold, j.Comment, j.MSHost, j.Deleter = "", "", "", "", ""
+	rare := rareSubjobFields{
+		Stagein: j.Stagein, Stageout: j.Stageout, Deleter: j.Deleter, Depend: j.Depend,
+		InteractiveAddr: j.InteractiveAddr, InteractiveCookie: j.InteractiveCookie,
+		EstStart: j.EstStart, EstExec: j.EstExec, Signals: j.Signals, Deps: j.Deps,
+		NeverRunEpoch: j.NeverRunEpoch, KillRequested: j.KillRequested, TopJob: j.TopJob,
+		RequeueOnEnd: j.RequeueOnEnd,
+	}
+	if !reflect.ValueOf(rare).IsZero() {
+		r.rare = &rare
+	}
+	j.ID, j.ArrayIndex, j.Output, j.Error = "", 0, "", ""
+	j.State, j.Hold, j.Comment, j.MSHost = "", "", "", ""
 	j.Substate, j.SessionID, j.RunCount = 0, 0, 0
-	j.Ctime, j.Qtime, j.Mtime, j.Etime = 0, 0, 0, 0
-	j.Stime, j.Obit, j.EstStart = 0, 0, 0
-	j.Exit, j.Used, j.Exec, j.EstExec = nil, nil, nil, nil
-	j.History, j.Signals, j.Rank, j.NeverRunEpoch = nil, nil, nil, 0
-	j.Exclusive, j.KillRequested, j.TopJob, j.RequeueOnEnd = false, false, false, false
-	j.InteractiveAddr, j.InteractiveCookie, j.Depend, j.Deps = "", "", "", nil
+	j.Ctime, j.Qtime, j.Mtime, j.Etime, j.Stime, j.Obit = 0, 0, 0, 0, 0, 0
+	j.Exit, j.Used, j.Exec, j.History, j.Rank, j.Exclusive = nil, nil, nil, nil, nil, false
+	j.Stagein, j.Stageout, j.Deleter, j.Depend = "", "", "", ""
+	j.InteractiveAddr, j.InteractiveCookie = "", ""
+	j.EstStart, j.EstExec, j.Signals, j.Deps = 0, nil, nil, nil
+	j.NeverRunEpoch, j.KillRequested, j.TopJob, j.RequeueOnEnd = 0, false, false, false
 	r.base = j
 	return r
 }
@@ -104,16 +117,17 @@ func splitSubjob(j *model.Job) *finishedSubjob {
 // (and Copy to change, as any stored job).
 func joinSubjob(r *finishedSubjob) *model.Job {
 	j := *r.base
-	j.ID, j.ArrayIndex = r.ID, r.ArrayIndex
-	j.Output, j.Error, j.Stagein, j.Stageout = r.Output, r.Error, r.Stagein, r.Stageout
-	j.State, j.Hold, j.Comment, j.MSHost, j.Deleter = r.State, r.Hold, r.Comment, r.MSHost, r.Deleter
+	j.ID, j.ArrayIndex, j.Output, j.Error = r.ID, r.ArrayIndex, r.Output, r.Error
+	j.State, j.Hold, j.Comment, j.MSHost = r.State, r.Hold, r.Comment, r.MSHost
 	j.Substate, j.SessionID, j.RunCount = r.Substate, r.SessionID, r.RunCount
-	j.Ctime, j.Qtime, j.Mtime, j.Etime = r.Ctime, r.Qtime, r.Mtime, r.Etime
-	j.Stime, j.Obit, j.EstStart = r.Stime, r.Obit, r.EstStart
-	j.Exit, j.Used, j.Exec, j.EstExec = r.Exit, r.Used, r.Exec, r.EstExec
-	j.History, j.Signals, j.Rank, j.NeverRunEpoch = r.History, r.Signals, r.Rank, r.NeverRunEpoch
-	j.Exclusive, j.KillRequested, j.TopJob, j.RequeueOnEnd = r.Exclusive, r.KillRequested, r.TopJob, r.RequeueOnEnd
-	j.InteractiveAddr, j.InteractiveCookie, j.Depend, j.Deps = r.InteractiveAddr, r.InteractiveCookie, r.Depend, r.Deps
+	j.Ctime, j.Qtime, j.Mtime, j.Etime, j.Stime, j.Obit = r.Ctime, r.Qtime, r.Mtime, r.Etime, r.Stime, r.Obit
+	j.Exit, j.Used, j.Exec, j.History, j.Rank, j.Exclusive = r.Exit, r.Used, r.Exec, r.History, r.Rank, r.Exclusive
+	if x := r.rare; x != nil {
+		j.Stagein, j.Stageout, j.Deleter, j.Depend = x.Stagein, x.Stageout, x.Deleter, x.Depend
+		j.InteractiveAddr, j.InteractiveCookie = x.InteractiveAddr, x.InteractiveCookie
+		j.EstStart, j.EstExec, j.Signals, j.Deps = x.EstStart, x.EstExec, x.Signals, x.Deps
+		j.NeverRunEpoch, j.KillRequested, j.TopJob, j.RequeueOnEnd = x.NeverRunEpoch, x.KillRequested, x.TopJob, x.RequeueOnEnd
+	}
 	return &j
 }
 
@@ -133,6 +147,7 @@ func (c *compactor) finished(j *model.Job) *finishedSubjob {
 	if len(r.Used) > 0 {
 		r.Used = c.list(r.Used) // simulated and short jobs often report the same
 	}
+	r.Exec = c.exec(r.Exec)
 	parent := r.base.ArrayID
 	if shared, ok := c.tmpl.m[parent]; ok && reflect.DeepEqual(shared, r.base) {
 		r.base = shared

@@ -18,6 +18,8 @@ type writer struct {
 	// pack shares the repeated parts of stored jobs (compact.go); nil
 	// stores jobs as they are.
 	pack *compactor
+	// tokens finds a submission's earlier job by its token (tokens.go).
+	tokens *tokenIndex
 	// acctN counts the accounting records the entry made (accounting.go).
 	acctN uint64
 	// events are the entry's lines for the servers' event logs, handed
@@ -152,6 +154,7 @@ func (w *writer) deleteJobRow(j *model.Job) {
 	}
 	if old := w.jobRow(j.ID); old != nil {
 		w.touchHost(old.MSHost)
+		w.tokens.dropLater(old)
 	}
 	w.must(w.txn.Delete(tableJobs, j))
 	w.touch(tableJobs)
@@ -220,8 +223,8 @@ func (w *writer) submit(c *SubmitJob) any {
 		return err
 	}
 	if c.Job.Token != "" {
-		if raw, _ := w.txn.First(tableJobs, "token", c.Job.Token); raw != nil {
-			return raw.(*model.Job).ID
+		if j := w.jobByToken(c.Job.Token); j != nil {
+			return j.ID
 		}
 	}
 	// Dependencies are checked before anything changes: a refused job
@@ -274,6 +277,7 @@ func (w *writer) submit(c *SubmitJob) any {
 		w.note(j, c.Now, "Job state %s, substate %d", j.State, j.Substate)
 	}
 	w.putJob(j)
+	w.tokens.add(j)
 	w.acctQueued(j, c.Now)
 	for _, d := range before {
 		w.addBefore(j, d, c.Now)

@@ -46,7 +46,6 @@ func schema() *memdb.DBSchema {
 			"id":    {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
 			"state": {Name: "state", Indexer: &memdb.StringFieldIndex{Field: "State"}},
 			"ms":    {Name: "ms", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "MSHost"}},
-			"token": {Name: "token", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "Token"}},
 			"dep":   {Name: "dep", AllowMissing: true, Indexer: depIndexer{}},
 			"array": {Name: "array", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "ArrayID"}},
 		}},
@@ -81,6 +80,22 @@ type StateStore struct {
 	// pack is the compact job representation's sharing tables
 	// (compact.go), used by the one writer (the FSM) only.
 	pack *compactor
+	// tokens maps submission tokens to jobs (tokens.go), the FSM's
+	// writer's only.
+	tokens *tokenIndex
+}
+
+// commitTokens applies the token removals of the transaction just
+// committed.
+func (s *StateStore) commitTokens() {
+	if len(s.tokens.pending) == 0 {
+		return
+	}
+	snap := s.Snapshot()
+	s.tokens.commit(func(token, id string) bool {
+		j := first[model.Job](snap.txn, tableJobs, "id", id)
+		return j != nil && j.Token == token
+	})
 }
 
 // NewStateStore returns an empty store.
@@ -89,7 +104,7 @@ func NewStateStore() (*StateStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create state store: %w", err)
 	}
-	return &StateStore{db: db, pack: newCompactor()}, nil
+	return &StateStore{db: db, pack: newCompactor(), tokens: newTokenIndex()}, nil
 }
 
 // first returns the first object of table matching index and args, typed,
@@ -232,11 +247,6 @@ func (s *StateSnapshot) Subjobs(parentID string) []*model.Job {
 	out = append(out, finishedSubjobsOf(s.txn, parentID)...)
 	sortJobs(out)
 	return out
-}
-
-// JobByToken returns the job submitted with a token, or nil.
-func (s *StateSnapshot) JobByToken(token string) *model.Job {
-	return first[model.Job](s.txn, tableJobs, "token", token)
 }
 
 // Vnode returns a vnode by name, or nil.

@@ -44,8 +44,8 @@ func SimCommand() *cli.Command {
 
 // simRun is one run's figures.
 type simRun struct {
-	register, idleCPU, elapsed, cpu, qstatT float64 // seconds
-	idleRSS, peakRSS                        float64 // MiB
+	register, idleCPU, elapsed, cpu, qstatT, qstatCPU float64 // seconds
+	idleRSS, peakRSS, endRSS, qstatRSS                float64 // MiB
 }
 
 func runSim(c *cli.Context) error {
@@ -120,15 +120,36 @@ func simOnce(c *cli.Context, exe string) (simRun, error) {
 		time.Sleep(500 * time.Millisecond) // polling interval
 	}
 	r.elapsed, r.cpu = time.Since(t0).Seconds(), cpuSeconds(pid)-cpu0
+	r.endRSS = procRSS(pid)
+	r.peakRSS = max(r.peakRSS, r.endRSS)
 	q := exec.Command(filepath.Join(filepath.Dir(exe), "qstat"), "-t", "-x", id)
 	q.Env = append(os.Environ(), "STRATA_SOCKET="+socket, "PBS_SERVER=bench")
 	var out bytes.Buffer
 	q.Stdout = &out
-	t0 = time.Now()
-	if err := q.Run(); err != nil {
+	// The server's memory while it answers: sampled until qstat exits.
+	stop, sampled := make(chan struct{}), make(chan float64)
+	go func() {
+		peak := procRSS(pid)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				sampled <- max(peak, procRSS(pid))
+				return
+			case <-tick.C:
+				peak = max(peak, procRSS(pid))
+			}
+		}
+	}()
+	cpu0, t0 = cpuSeconds(pid), time.Now()
+	err = q.Run()
+	r.qstatT, r.qstatCPU = time.Since(t0).Seconds(), cpuSeconds(pid)-cpu0
+	close(stop)
+	r.qstatRSS = <-sampled
+	if err != nil {
 		return r, fmt.Errorf("qstat -t -x: %w", err)
 	}
-	r.qstatT = time.Since(t0).Seconds()
 	if lines := strings.Count(out.String(), "\n"); lines < n {
 		return r, fmt.Errorf("qstat -t -x printed %d lines for %d subjobs", lines, n)
 	}
@@ -209,7 +230,10 @@ func simReport(c *cli.Context, runs []simRun) string {
 	fmt.Fprintf(&b, "| server CPU for the array | %.1f s (%.2f ms per subjob) |\n", col(func(r simRun) float64 { return r.cpu }),
 		1000*col(func(r simRun) float64 { return r.cpu })/float64(n))
 	fmt.Fprintf(&b, "| server peak RSS during the array | %.0f MiB |\n", col(func(r simRun) float64 { return r.peakRSS }))
+	fmt.Fprintf(&b, "| server RSS when the array has finished | %.0f MiB |\n", col(func(r simRun) float64 { return r.endRSS }))
 	fmt.Fprintf(&b, "| `qstat -t -x` of the finished array | %.2f s |\n", col(func(r simRun) float64 { return r.qstatT }))
+	fmt.Fprintf(&b, "| server CPU and peak RSS while answering it | %.2f s, %.0f MiB |\n", col(func(r simRun) float64 { return r.qstatCPU }),
+		col(func(r simRun) float64 { return r.qstatRSS }))
 	if name == "bench-sim-full" {
 		b.WriteString(simBounds)
 	}

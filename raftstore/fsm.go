@@ -225,10 +225,16 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 				return err
 			}
 		}
-		for _, j := range s.snap.Jobs() {
+		for _, j := range s.snap.JobRows() {
 			if err := write("job", j); err != nil {
 				return err
 			}
+		}
+		// Finished subjobs are rebuilt one at a time from their compact
+		// records (subjob_history.go) and written as the full jobs they
+		// are, the record every version reads.
+		if err := s.snap.eachFinishedSubjob(func(j *model.Job) error { return write("job", j) }); err != nil {
+			return err
 		}
 		if err := s.snap.persistProvision(write); err != nil { // provisioning tables
 			return err

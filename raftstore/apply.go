@@ -107,7 +107,7 @@ func (w *writer) putMeta(m *meta) { w.must(w.txn.Insert(tableMeta, m)) }
 // job returns a job by id: its row, or a finished subjob rebuilt from its
 // compact record (subjob_history.go).
 func (w *writer) job(id string) *model.Job {
-	if j := w.jobRow(id); j != nil {
+	if j := w.jobRow(id); j != nil || strings.IndexByte(id, '[') < 0 {
 		return j
 	}
 	if r := w.finishedSubjobRecord(id); r != nil {

@@ -138,7 +138,7 @@ func (w *writer) putJob(j *model.Job) {
 	}
 	if j.IsSubjob() {
 		if r := w.finishedSubjobRecord(j.ID); r != nil {
-			w.must(w.txn.Delete(tableSubjobsDone, r))
+			w.must(deleteDone(w.txn, r.ID))
 		}
 	}
 	w.must(w.txn.Insert(tableJobs, j))
@@ -148,7 +148,7 @@ func (w *writer) putJob(j *model.Job) {
 func (w *writer) deleteJobRow(j *model.Job) {
 	if r := w.finishedSubjobRecord(j.ID); r != nil {
 		w.touchHost(r.MSHost)
-		w.must(w.txn.Delete(tableSubjobsDone, r))
+		w.must(deleteDone(w.txn, r.ID))
 		w.touch(tableJobs)
 		return
 	}

@@ -350,12 +350,12 @@ func (w *writer) purge(c *PurgeHistory) any {
 			}
 		}
 	}
-	it, _ := w.txn.Get(tableSubjobsDone, "id")
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		if r := raw.(*finishedSubjob); r.Obit < c.Before {
+	eachDone(w.txn, "", func(r *finishedSubjob) error {
+		if r.Obit < c.Before {
 			old = append(old, joinSubjob(r))
 		}
-	}
+		return nil
+	})
 	for _, j := range old {
 		w.deleteJobRow(j)
 	}

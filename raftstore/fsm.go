@@ -314,7 +314,10 @@ func readSnapshot(r io.Reader, st *StateStore) error {
 			if isFinishedSubjob(j) {
 				// Snapshots of every version hold finished subjobs
 				// as full jobs; the store keeps them compact.
-				obj, table = st.pack.finished(j), tableSubjobsDone
+				if err := putDone(txn, st.pack.finished(j)); err != nil {
+					return fmt.Errorf("insert %s: %w", rec.Kind, err)
+				}
+				continue
 			}
 		}
 		if err := txn.Insert(table, obj); err != nil {

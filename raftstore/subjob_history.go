@@ -2,7 +2,6 @@ package raftstore
 
 import (
 	"reflect"
-	"strings"
 
 	memdb "github.com/hashicorp/go-memdb"
 
@@ -19,7 +18,8 @@ import (
 // what is its own (times, exit status, resources_used, exec_vnode, its
 // history lines, ...) plus a pointer to a template holding everything it
 // shares with its siblings (the parent's request, Variable_List, paths
-// with the index taken out), one id index entry, nothing else.
+// with the index taken out), kept in chunks of 64 under its array
+// (subjob_chunks.go), so no index entry of its own.
 //
 // Reading one back (joinSubjob) gives the same model.Job value that was
 // stored, field for field: the template is the subjob itself with its own
@@ -32,12 +32,6 @@ import (
 // and old snapshots and logs with full subjob rows load into compact
 // records through the same path.
 const tableSubjobsDone = "subjobs_done"
-
-func subjobsDoneSchema() *memdb.TableSchema {
-	return &memdb.TableSchema{Name: tableSubjobsDone, Indexes: map[string]*memdb.IndexSchema{
-		"id": {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
-	}}
-}
 
 // finishedSubjob is one finished subjob. The fields after base are the
 // model.Job fields a subjob's life sets (apply_lifecycle.go, apply.go
@@ -164,7 +158,7 @@ func (c *compactor) finished(j *model.Job) *finishedSubjob {
 
 // finishedSubjobRecord returns the compact record of id, or nil.
 func (w *writer) finishedSubjobRecord(id string) *finishedSubjob {
-	return first[finishedSubjob](w.txn, tableSubjobsDone, "id", id)
+	return getDone(w.txn, id)
 }
 
 // putFinishedSubjob stores a finished subjob (the writer's copy, through
@@ -173,24 +167,18 @@ func (w *writer) putFinishedSubjob(j *model.Job) {
 	if old := w.jobRow(j.ID); old != nil {
 		w.must(w.txn.Delete(tableJobs, old))
 	}
-	w.must(w.txn.Insert(tableSubjobsDone, w.pack.finished(j)))
+	w.must(putDone(w.txn, w.pack.finished(j)))
 	w.touch(tableJobs)
 }
 
 // finishedSubjobsOf lists the compact records of an array's finished
-// subjobs, rebuilt.
+// subjobs, rebuilt, in index order.
 func finishedSubjobsOf(txn *memdb.Txn, parentID string) []*model.Job {
-	base, _, _ := strings.Cut(parentID, "[")
-	it, err := txn.Get(tableSubjobsDone, "id_prefix", base+"[")
-	if err != nil {
-		return nil
-	}
 	var out []*model.Job
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		if r := raw.(*finishedSubjob); r.base.ArrayID == parentID {
-			out = append(out, joinSubjob(r))
-		}
-	}
+	eachDone(txn, parentID, func(r *finishedSubjob) error {
+		out = append(out, joinSubjob(r))
+		return nil
+	})
 	return out
 }
 
@@ -199,37 +187,25 @@ func finishedSubjobsOf(txn *memdb.Txn, parentID string) []*model.Job {
 // finishedSubjob returns a finished subjob rebuilt from its compact record,
 // or nil.
 func (s *StateSnapshot) finishedSubjob(id string) *model.Job {
-	if r := first[finishedSubjob](s.txn, tableSubjobsDone, "id", id); r != nil {
+	if r := getDone(s.txn, id); r != nil {
 		return joinSubjob(r)
 	}
 	return nil
 }
 
 // eachFinishedSubjob calls fn with every finished subjob, rebuilt, in
-// index order of the table (for snapshots).
+// table order (for snapshots).
 func (s *StateSnapshot) eachFinishedSubjob(fn func(*model.Job) error) error {
-	it, err := s.txn.Get(tableSubjobsDone, "id")
-	if err != nil {
-		return err
-	}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		if err := fn(joinSubjob(raw.(*finishedSubjob))); err != nil {
-			return err
-		}
-	}
-	return nil
+	return eachDone(s.txn, "", func(r *finishedSubjob) error { return fn(joinSubjob(r)) })
 }
 
 // FinishedSubjobCount is the number of finished subjobs held as compact
 // records.
 func (s *StateSnapshot) FinishedSubjobCount() int {
-	it, err := s.txn.Get(tableSubjobsDone, "id")
-	if err != nil {
-		return 0
-	}
 	n := 0
-	for raw := it.Next(); raw != nil; raw = it.Next() {
+	eachDone(s.txn, "", func(*finishedSubjob) error {
 		n++
-	}
+		return nil
+	})
 	return n
 }

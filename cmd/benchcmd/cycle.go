@@ -106,8 +106,10 @@ subjobs on 100 hosts), about 15 KB of RSS in the cluster-size run below. A
 finished subjob is now a compact record (raftstore/subjob_history.go): its
 own fields (times, exit status, resources_used, exec_vnode, history lines,
 comment, session) and a pointer to a template it shares with its siblings
-(everything it copied from the parent), with one id index entry:
-**1,046 bytes**. resources_used and exec_vnode are shared by content. Reads
+(everything it copied from the parent), stored in chunks of 64 by index
+under its array (raftstore/subjob_chunks.go), so that go-memdb's index
+entry, about 500 bytes with its watch channels, is paid once per chunk:
+**683 bytes**. resources_used and exec_vnode are shared by content. Reads
 rebuild the same job value field for field (qstat -f -x, tracejob and the
 accounting views are functions of it): an equivalence test runs the same
 array life (exits, qdel, qdel -W force, requeue and rerun, qdel -x) through

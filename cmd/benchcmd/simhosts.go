@@ -314,12 +314,27 @@ figure):
   at this size. (Single runs of 100,000 subjobs under this load: 176 s /
   82 s of server CPU and 100 s / 79 s with a 20 ms coalescing wait, 291 s
   / 96 s with 100 ms, which was therefore dropped.)
-* **Not fixed: memory grows with the subjobs that have run.** Every
-  subjob becomes a full job row when it starts and stays as history, so
-  peak RSS grows by roughly 15 KB per subjob run (1.5 GB after 100,000);
-  queued subjobs cost nothing (the parent holds them as index spans). The
-  fix belongs to the job store: keep a finished subjob as a compact record
-  (exit status, resources_used, times) under its parent.
-* **qstat -t -x** of 100,000 subjobs takes seconds because the server
-  returns every subjob as a full job status in one JSON reply.
+* **Memory per subjob run.** Every subjob used to become a full job
+  row when it started and stay one as history: peak RSS grew by about
+  15 KB per subjob run (1.5 GB after 100,000). A finished subjob is now a
+  compact record under its array (its own fields and a template shared
+  with its siblings, in chunks of 64: 683 bytes of live heap against
+  3,908, TestMemoryPerFinishedSubjob); queued subjobs still cost nothing
+  (the parent holds them as index spans) and only running ones have rows.
+  Same machine and load (load average 14 to 18), 1,000 hosts, 100,000
+  subjobs, one run each, the code before and after: server RSS when the
+  array had finished 1,091 MiB before, 351 MiB after; the run took 197 s
+  and 72 s of server CPU before, 148 s and 55 s after. What is left is
+  about 3 KB of RSS per subjob run: the compact records, the collector's
+  headroom (the heap grows to twice the live size), the bounded
+  accounting table and the Raft log's bbolt pages.
+* **qstat -t -x** of 100,000 subjobs used to build every subjob, every
+  job status and the whole JSON reply in the server's memory at once: the
+  server's RSS went from 1,091 to 1,606 MiB while it answered, and qstat
+  took 42.8 s on the loaded machine (2.85 s of it server CPU). The reply
+  is now written as it is made, one subjob at a time (server/jobstream.go,
+  byte-identical): 351 to 394 MiB, 10.6 s (1.99 s server CPU) in the same
+  conditions. The rest of the time is qstat itself, which decodes every
+  subjob's full status (all attributes, as qstat -f would need) before it
+  prints the table.
 `

@@ -95,7 +95,12 @@ cache (now 128 entries instead of 512: at cluster size one ApplyPlan entry
 is megabytes) and the bbolt pages of the Raft log that are mapped in. A
 site that prefers memory to CPU can run the server with ` + "`GOGC=50`" + ` or a
 ` + "`GOMEMLIMIT`" + ` in its environment (an Environment= line in the systemd
-unit), which the Go runtime reads; the defaults are unchanged.
+unit), which the Go runtime reads; the defaults are unchanged. Measured
+the way make bench does it (the server's RSS growth over 20,000 held jobs
+submitted through the API, 64 in flight, on a fresh cluster with one
+agent), the same day and load: 6,445 bytes per job before this work,
+5,552 after, 4,056 with GOGC=50 (the table at the top of this file is
+from the last full make bench, before this work).
 
 ## Finished subjobs
 

@@ -240,6 +240,13 @@ func sortJobs(jobs []*model.Job) {
 	})
 }
 
+// SubjobRows returns the rows of an array's subjobs that have not
+// finished, by index: what callers that want running subjobs need,
+// without rebuilding the finished ones.
+func (s *StateSnapshot) SubjobRows(parentID string) []*model.Job {
+	return s.collectJobs("array", parentID)
+}
+
 // Subjobs returns the records of an array's subjobs (started ones), by
 // index; finished ones are rebuilt from their compact records.
 func (s *StateSnapshot) Subjobs(parentID string) []*model.Job {

@@ -126,7 +126,7 @@ func signalTargets(snap *raftstore.StateSnapshot, id string) ([]*model.Job, erro
 		}
 	}
 	var out []*model.Job
-	for _, s := range snap.Subjobs(p.ID) {
+	for _, s := range snap.SubjobRows(p.ID) { // running ones have rows
 		if s.ArrayIndex < from || s.ArrayIndex > to || (s.ArrayIndex-from)%step != 0 {
 			continue
 		}

@@ -354,6 +354,12 @@ func (w *writer) purge(c *PurgeHistory) any {
 			}
 		}
 	}
+	eachDone(w.txn, "", func(r *finishedSubjob) error {
+		if r.Obit < c.Before {
+			old = append(old, joinSubjob(r))
+		}
+		return nil
+	})
 	for _, j := range old {
 		w.deleteJobRow(j)
 	}

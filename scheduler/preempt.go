@@ -1,0 +1,175 @@
+package scheduler
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/policy"
+)
+
+// Preemption, the pure part: which running jobs a job that cannot run may
+// displace, in what order they are tried, and by which method. The cycle's
+// side (freeing a victim's resources in the overlay and placing again)
+// is preempt_cycle.go.
+
+// PreemptPolicy is preemptive_sched with its settings; Config.Preempt is
+// nil when preemption is off.
+type PreemptPolicy struct {
+	Prio  policy.PreemptPrio
+	Order []policy.PreemptStep
+	// QueuePrio is preempt_queue_prio: queues at or above it are express.
+	QueuePrio int
+	// MaxStarve (seconds): a queued job eligible for longer is starving.
+	MaxStarve int64
+}
+
+// victim is a running job considered for preemption.
+type victim struct {
+	job    *model.Job
+	level  int    // its preemption priority
+	method string // how it would be preempted (model.Preempt*)
+	// cost is the seconds of reimaging the preemptor would pay on the
+	// victim's vnodes (its AOE is not there yet): Strata prefers victims
+	// whose vnodes already run what the preemptor needs.
+	cost  int64
+	start int64 // Stime, for min_time_since_start
+	// pending marks a job whose preemption (checkpoint) is already under
+	// way: its resources are as good as free and nothing new is asked.
+	pending bool
+}
+
+// rankVictims orders victims as they are tried: those already going first
+// (they cost nothing), then lowest preemption priority, then the cheapest
+// to reimage for the preemptor's AOE, then (preempt_sort
+// min_time_since_start) the most recently started, which loses the least
+// work; job id last so that the order is total.
+func rankVictims(vs []victim) {
+	slices.SortStableFunc(vs, func(a, b victim) int {
+		if a.pending != b.pending {
+			if a.pending {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(a.level, b.level); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.cost, b.cost); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.start, a.start); c != 0 {
+			return c
+		}
+		return strings.Compare(a.job.ID, b.job.ID)
+	})
+}
+
+// chooseVictims frees ranked victims one at a time until fits reports
+// that the preemptor can be placed, then gives back, last chosen first,
+// every victim the placement does not need (a victim freed early may be
+// made useless by later ones, e.g. on another host). free and unfree
+// change the world fits looks at; on failure everything is given back.
+// It returns the indexes of the victims kept, in rank order.
+func chooseVictims(n int, free, unfree func(i int), fits func() bool) ([]int, bool) {
+	var chosen []int
+	ok := false
+	for i := 0; i < n; i++ {
+		free(i)
+		chosen = append(chosen, i)
+		if fits() {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		for k := len(chosen) - 1; k >= 0; k-- {
+			unfree(chosen[k])
+		}
+		return nil, false
+	}
+	// The last one was needed (fits failed without it); try the others.
+	keep := make([]bool, len(chosen))
+	keep[len(chosen)-1] = true
+	for k := len(chosen) - 2; k >= 0; k-- {
+		unfree(chosen[k])
+		if fits() {
+			continue
+		}
+		free(chosen[k])
+		keep[k] = true
+	}
+	var out []int
+	for k, i := range chosen {
+		if keep[k] {
+			out = append(out, i)
+		}
+	}
+	return out, true
+}
+
+// preemptMethod is the first method of preempt_order (for the part of its
+// walltime the job has left) that applies to j: suspend needs a running
+// job and is ruled out when the preemptor will reimage the job's host
+// (noSuspend: a stopped process does not survive a reboot); checkpoint
+// and requeue need a rerunnable job, checkpoint one whose Checkpoint
+// attribute is not "n"; delete always applies. "" when none does.
+func preemptMethod(steps []policy.PreemptStep, j *model.Job, walltime, now int64, noSuspend bool) string {
+	remain := 100.0
+	if walltime > 0 && j.Stime > 0 {
+		remain = float64(walltime-(now-j.Stime)) * 100 / float64(walltime)
+	}
+	for _, m := range policy.PreemptMethods(steps, remain) {
+		switch string(m) {
+		case model.PreemptSuspend:
+			if !noSuspend {
+				return model.PreemptSuspend
+			}
+		case model.PreemptCheckpoint:
+			if j.Rerun && j.Checkpt != "n" {
+				return model.PreemptCheckpoint
+			}
+		case model.PreemptRequeue:
+			if j.Rerun {
+				return model.PreemptRequeue
+			}
+		case model.PreemptDelete:
+			return model.PreemptDelete
+		}
+	}
+	return ""
+}
+
+// preemptClasses is the set of preemption classes of j: express from its
+// queue's priority, starving from how long a queued job has been
+// eligible, and what the server computed (soft limits, fairshare) in
+// Snapshot.PreemptClasses.
+func preemptClasses(s *Snapshot, p *PreemptPolicy, j *model.Job) policy.PreemptClass {
+	set := s.PreemptClasses[j.ID]
+	if s.Queues[j.Queue].Priority >= p.QueuePrio {
+		set |= policy.BitExpress
+	}
+	if j.State == model.StateQueued && p.MaxStarve > 0 {
+		since := j.Etime
+		if since == 0 {
+			since = j.Qtime
+		}
+		if since > 0 && s.Now-since > p.MaxStarve {
+			set |= policy.BitStarving
+		}
+	}
+	return set
+}
+
+// preemptLevel is j's preemption priority: its preempt_prio level, plus
+// its queue's priority within the level for an express job (OpenPBS:
+// among express queues the higher priority queue preempts the lower).
+func preemptLevel(s *Snapshot, p *PreemptPolicy, j *model.Job) int {
+	set := preemptClasses(s, p, j)
+	l := p.Prio.Level(set)
+	if set&policy.BitExpress != 0 {
+		l += min(max(s.Queues[j.Queue].Priority, 0), 999)
+	}
+	return l
+}

@@ -107,3 +107,7 @@ func orDefault(v, d string) string {
 	}
 	return v
 }
+
+// ExitPreemptDeleted is the exit status of a job preempted by deletion
+// (the status a forced qdel gives, 256 + SIGTERM).
+const ExitPreemptDeleted = 271

@@ -127,6 +127,10 @@ type ApplyPlan struct {
 	Estimates []model.JobEstimate `json:"estimates,omitempty"`
 	// Resvs confirm or deny unconfirmed reservations (apply_resv.go).
 	Resvs []model.ResvDecision `json:"resvs,omitempty"`
+	// Preempts and Resumes are the cycle's preemption decisions
+	// (apply_preempt.go), applied before the runs.
+	Preempts []model.Preemption `json:"preempts,omitempty"`
+	Resumes  []string           `json:"resumes,omitempty"`
 }
 
 // RegisterHost records an agent's host and vnodes. Jobs lists the jobs the

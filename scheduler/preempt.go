@@ -44,7 +44,8 @@ type victim struct {
 // (they cost nothing), then lowest preemption priority, then the cheapest
 // to reimage for the preemptor's AOE, then (preempt_sort
 // min_time_since_start) the most recently started, which loses the least
-// work; job id last so that the order is total.
+// work; the later submission, then the job id, so that the order is
+// total.
 func rankVictims(vs []victim) {
 	slices.SortStableFunc(vs, func(a, b victim) int {
 		if a.pending != b.pending {
@@ -61,6 +62,9 @@ func rankVictims(vs []victim) {
 		}
 		if c := cmp.Compare(b.start, a.start); c != 0 {
 			return c
+		}
+		if c := cmp.Compare(b.job.Seq, a.job.Seq); c != 0 {
+			return c // started together: the later submission goes first
 		}
 		return strings.Compare(a.job.ID, b.job.ID)
 	})

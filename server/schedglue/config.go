@@ -33,6 +33,7 @@ func Config(cfg *model.ServerConfig) scheduler.Config {
 		}
 	}
 	out.DefaultWalltime = defaultWalltime(cfg.ResourcesDefault)
+	out.Preempt = PreemptPolicy(&sc) // preemption hook point (preempt.go)
 	return out
 }
 

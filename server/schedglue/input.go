@@ -34,6 +34,7 @@ func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	// A job kept back says why in its comment, as in OpenPBS. This is the
 	// one sort of the queue: Schedule takes the order as it is
 	// (QueuedRanked) unless round_robin interleaves queues.
+	in.PreemptClasses = SoftLimitClasses(&cfg, in.Running) // preemption hook point (preempt.go)
 	allow := RunAllowance(&cfg, in.Running)
 	for _, j := range scheduler.JobOrder(in).SortJobs(Schedulable(snap)) {
 		if q, ok := cfg.Queues[j.Queue]; !ok || !q.Started {
@@ -83,5 +84,5 @@ func LiveReservations(snap *raftstore.StateSnapshot) []*model.Reservation {
 // is converted; Now and Epoch let the FSM tell a stale "never runs" mark.
 func Command(in *scheduler.Snapshot, plan *scheduler.Plan) *raftstore.ApplyPlan {
 	return &raftstore.ApplyPlan{Now: in.Now, Epoch: in.Epoch, Runs: plan.Runs, Comments: plan.Comments,
-		Estimates: plan.Estimates, Resvs: plan.Resvs}
+		Estimates: plan.Estimates, Resvs: plan.Resvs, Preempts: plan.Preempts, Resumes: plan.Resumes}
 }

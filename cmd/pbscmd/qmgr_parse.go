@@ -237,16 +237,17 @@ func knownAttr(object, name string) bool {
 
 var qmgrAttrNames = map[string][]string{
 	"server": {"scheduling", "managers", "operators", "default_queue", "acl_host_enable", "acl_hosts", "acl_user_enable",
-		"acl_users", "acl_roots", "comment", "default_qsub_arguments", "resources_default", "default_chunk", "max_run", "max_queued", "max_array_size",
+		"acl_users", "acl_roots", "comment", "default_qsub_arguments", "resources_default", "default_chunk", "max_run", "max_queued", "max_run_soft", "max_array_size",
 		"max_concurrent_provision", "max_job_sequence_id", "scheduler_iteration", "flatuid", "query_other_jobs",
 		"job_history_enable", "job_history_duration", "node_fail_requeue", "server_state", "total_jobs", "state_count", "pbs_version"},
-	"queue": {"queue_type", "priority", "acl_user_enable", "acl_users", "acl_group_enable", "acl_groups", "max_run", "max_queued",
+	"queue": {"queue_type", "priority", "acl_user_enable", "acl_users", "acl_group_enable", "acl_groups", "max_run", "max_queued", "max_run_soft",
 		"resources_max", "resources_min", "resources_default", "default_chunk", "backfill_depth", "enabled", "started", "total_jobs", "state_count"},
 	"node": {"state", "comment", "resources_available", "sort_priority", "priority", "provision_enable", "current_aoe",
 		"Mom", "Port", "ntype", "pcpus", "jobs"},
 	"resource": {"type", "flag"},
 	"sched": {"provision_policy", "node_sort_key", "job_sort_key", "by_queue", "round_robin", "strict_ordering", "backfill_depth",
-		"job_sort_formula", "job_sort_formula_threshold", "sched_min_interval"},
+		"job_sort_formula", "job_sort_formula_threshold", "sched_min_interval",
+		"preemptive_sched", "preempt_queue_prio", "preempt_prio", "preempt_order", "preempt_sort", "max_starve"},
 	"hook": {"type", "enabled", "event", "user", "alarm", "order", "debug", "fail_action", "freq"},
 }
 

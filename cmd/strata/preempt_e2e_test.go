@@ -31,6 +31,14 @@ func preemptSetup(t *testing.T, order string) (*cluster, string, int) {
 	return c, id, readPid(t, pidFile)
 }
 
+// tracejobHas waits for tracejob to show text for the job.
+func (c *cluster) tracejobHas(id, text string) {
+	c.t.Helper()
+	waitFor(c.t, 15*time.Second, "tracejob to show "+text, func() bool {
+		return strings.Contains(c.run("tracejob", id).stdout, text)
+	})
+}
+
 // submitExpress submits a short 2-cpu express job.
 func (c *cluster) submitExpress() string {
 	c.t.Helper()
@@ -77,15 +85,11 @@ func TestPreemptRequeue(t *testing.T) {
 	c, victim, pid := preemptSetup(t, "R")
 	ex := c.submitExpress()
 	c.waitState(ex, 30*time.Second, "R", "F")
-	j := c.waitState(victim, 30*time.Second, "Q", "R")
-	if !strings.Contains(str(j["comment"]), "preempted by requeuing") && j["job_state"] == "Q" {
-		t.Errorf("victim comment %q", j["comment"])
-	}
+	c.waitState(victim, 30*time.Second, "Q")
+	c.tracejobHas(victim, "Job preempted by requeuing for "+ex)
 	// The old run's processes are killed.
 	waitFor(t, 30*time.Second, "the requeued run to be killed", func() bool { return procState(pid) == "" || procState(pid) == "Z" })
-	if got := preemptAcct(c, victim); !strings.Contains(got, "SR") {
-		t.Errorf("accounting records %q, want S then R", got)
-	}
+	waitFor(t, 15*time.Second, "the S and R accounting records", func() bool { return strings.Contains(preemptAcct(c, victim), "SR") })
 	// It runs again once the express job is done.
 	c.waitState(ex, 60*time.Second, "F")
 	waitFor(t, 60*time.Second, "the victim to run again", func() bool { return str(c.job(victim)["run_count"]) == "2" })
@@ -101,9 +105,7 @@ func TestPreemptDelete(t *testing.T) {
 		t.Errorf("victim comment %q", j["comment"])
 	}
 	waitFor(t, 30*time.Second, "the deleted job's processes to go", func() bool { return procState(pid) == "" || procState(pid) == "Z" })
-	if got := preemptAcct(c, victim); !strings.Contains(got, "D") {
-		t.Errorf("accounting records %q, want a D", got)
-	}
+	waitFor(t, 15*time.Second, "the D accounting record", func() bool { return strings.Contains(preemptAcct(c, victim), "D") })
 }
 
 // TestPreemptCheckpoint: the site's execjob_checkpoint hook runs while the
@@ -134,15 +136,14 @@ with open(%q, "a") as f:
 	if got, want := strings.TrimSpace(readMarker(m)), "checkpoint execjob_checkpoint "+victim+" alive=True"; got != want {
 		t.Errorf("hook wrote %q, want %q", got, want)
 	}
-	j := c.waitState(victim, 30*time.Second, "Q", "R")
-	if str(j["run_count"]) == "1" && j["job_state"] == "Q" && str(j["comment"]) != "Job preempted by checkpointing" {
-		t.Errorf("victim comment %q", j["comment"])
-	}
+	c.waitState(victim, 30*time.Second, "Q")
+	c.tracejobHas(victim, "Job preempted by checkpointing for "+ex)
 	waitFor(t, 30*time.Second, "the victim's processes to go", func() bool { return procState(pid) == "" || procState(pid) == "Z" })
 	c.waitState(ex, 30*time.Second, "R", "F")
-	if got := preemptAcct(c, victim); !strings.Contains(got, "C") || !strings.Contains(got, "R") {
-		t.Errorf("accounting records %q, want C and R", got)
-	}
+	waitFor(t, 15*time.Second, "the C and R accounting records", func() bool {
+		got := preemptAcct(c, victim)
+		return strings.Contains(got, "C") && strings.Contains(got, "R")
+	})
 	c.must("qdel", victim)
 }
 

@@ -377,3 +377,19 @@ func (c *cycle) preemptFor(j *model.Job, cl *class, runID string) (handled, star
 	c.plan.Runs = append(c.plan.Runs, model.RunDecision{JobID: runID, Exec: exec, Exclusive: cl.excl})
 	return true, true
 }
+
+// heldAmounts is what a running job holds of a share for the calendar: a
+// suspended job gave its cpus back (they are free now, and it takes them
+// again only when they are free), so only the rest is held until its end.
+func heldAmounts(j *model.Job, amounts map[string]float64) map[string]float64 {
+	if j.State != model.StateSuspended || amounts["ncpus"] == 0 {
+		return amounts
+	}
+	out := make(map[string]float64, len(amounts))
+	for k, v := range amounts {
+		if k != "ncpus" {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -22,8 +22,8 @@ func Command() *cli.Command {
 	return &cli.Command{
 		Name:      "simulate",
 		Usage:     "replay an SWF workload trace through the scheduler in virtual time",
-		UsageText: "strata simulate --trace FILE.swf[.gz] [--window START:COUNT] [--procs N] [--policy fcfs|easy|conservative|strata] [--estimates user|exact] [--state-machine] [-F json]",
-		Flags: []cli.Flag{
+		UsageText: "strata simulate --trace FILE.swf[.gz] [--window START:COUNT] [--procs N] [--policy fcfs|easy|conservative|strata] [--estimates user|exact] [--state-machine] [--express-fraction F [--preempt-order SCR]] [-F json]",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "trace", Required: true, Usage: "SWF file (.gz is read compressed)"},
 			&cli.StringFlag{Name: "window", Usage: "simulate jobs START..START+COUNT-1 of the trace (after dropped records)"},
 			&cli.IntFlag{Name: "procs", Usage: "machine size in processors (default: the header's MaxProcs)"},
@@ -31,7 +31,7 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "estimates", Value: "user", Usage: "walltime: user (the trace's request) or exact (the run time)"},
 			&cli.StringFlag{Name: "F", Usage: "output format: json"},
 			&cli.BoolFlag{Name: "state-machine", Usage: "keep the state in the server's state machine and apply every cycle as the leader commits it (about 3x slower; same results)"},
-		},
+		}, expressFlags()...), // preemption hook point (express.go)
 		Action: func(c *cli.Context) error {
 			opt, err := options(c.String("window"), c.Int("procs"), c.String("policy"), c.String("estimates"))
 			if err != nil {
@@ -44,6 +44,9 @@ func Command() *cli.Command {
 			// A simulation allocates many short-lived plans; trading memory
 			// for fewer collections makes it about a quarter faster.
 			debug.SetGCPercent(400)
+			if c.IsSet("express-fraction") { // preemption hook point (express.go)
+				return runExpress(c, tr, opt)
+			}
 			var books sim.NewBooks // nil: the simulator's own
 			if c.Bool("state-machine") {
 				books = schedglue.SimBooks

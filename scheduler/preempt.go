@@ -70,44 +70,61 @@ func rankVictims(vs []victim) {
 	})
 }
 
-// chooseVictims frees ranked victims one at a time until fits reports
-// that the preemptor can be placed, then gives back, last chosen first,
-// every victim the placement does not need (a victim freed early may be
-// made useless by later ones, e.g. on another host). free and unfree
-// change the world fits looks at; on failure everything is given back.
-// It returns the indexes of the victims kept, in rank order.
+// chooseVictims finds the shortest prefix of the ranked victims whose
+// freeing lets the preemptor be placed (fits), then gives back, last
+// chosen first, every victim of it the placement does not need (a victim
+// freed early may be made useless by later ones, e.g. on another host).
+// free and unfree change the world fits looks at; on failure everything is
+// given back. It returns the indexes of the victims kept, in rank order.
+//
+// Room only grows as victims are freed, so the prefix is found by
+// bisection: a job that cannot fit even with every victim gone costs two
+// passes and one placement attempt, not one attempt per victim.
 func chooseVictims(n int, free, unfree func(i int), fits func() bool) ([]int, bool) {
-	var chosen []int
-	ok := false
-	for i := 0; i < n; i++ {
-		free(i)
-		chosen = append(chosen, i)
-		if fits() {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		for k := len(chosen) - 1; k >= 0; k-- {
-			unfree(chosen[k])
-		}
+	if n == 0 {
 		return nil, false
 	}
-	// The last one was needed (fits failed without it); try the others.
-	keep := make([]bool, len(chosen))
-	keep[len(chosen)-1] = true
-	for k := len(chosen) - 2; k >= 0; k-- {
-		unfree(chosen[k])
+	freed := 0 // victims [0, freed) are freed
+	setPrefix := func(k int) {
+		for ; freed < k; freed++ {
+			free(freed)
+		}
+		for ; freed > k; freed-- {
+			unfree(freed - 1)
+		}
+	}
+	setPrefix(n)
+	if !fits() {
+		setPrefix(0)
+		return nil, false
+	}
+	lo, hi := 1, n // the shortest fitting prefix is in [lo, hi]; hi fits
+	for lo < hi {
+		mid := (lo + hi) / 2
+		setPrefix(mid)
+		if fits() {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	setPrefix(hi)
+	// The last one is needed (the prefix before it does not fit); try
+	// dropping the others.
+	keep := make([]bool, hi)
+	keep[hi-1] = true
+	for k := hi - 2; k >= 0; k-- {
+		unfree(k)
 		if fits() {
 			continue
 		}
-		free(chosen[k])
+		free(k)
 		keep[k] = true
 	}
 	var out []int
-	for k, i := range chosen {
+	for k := range keep {
 		if keep[k] {
-			out = append(out, i)
+			out = append(out, k)
 		}
 	}
 	return out, true

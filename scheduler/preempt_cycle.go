@@ -28,6 +28,9 @@ type preemptState struct {
 	susp     []*model.Job    // scheduler-suspended jobs still to resume, oldest first
 	suspLvl  []int
 	ncpus    int // the ncpus column, -1 when none
+	// methods caches each candidate's preempt_order method, without and
+	// with suspension ruled out ("" not yet known, "-" none applies).
+	methods [][2]string
 }
 
 func (c *cycle) preemptOn() bool { return c.snap.Config.Preempt != nil }
@@ -66,6 +69,7 @@ func (c *cycle) preemptState() *preemptState {
 			}
 		}
 	}
+	ps.methods = make([][2]string, len(ps.cands))
 	slices.SortStableFunc(ps.susp, func(a, b *model.Job) int { return cmp.Compare(a.PreemptedAt, b.PreemptedAt) })
 	for _, j := range ps.susp {
 		ps.suspLvl = append(ps.suspLvl, preemptLevel(s, p, j))
@@ -251,7 +255,7 @@ func (c *cycle) victimsFor(ps *preemptState, j *model.Job, level int) []victim {
 	st, p := c.st, c.snap.Config.Preempt
 	aoe := model.SelectAOE(j.Select)
 	var out []victim
-	for _, vc := range ps.cands {
+	for ci, vc := range ps.cands {
 		if vc.level >= level || ps.taken[vc.job.ID] {
 			continue
 		}
@@ -278,10 +282,20 @@ func (c *cycle) victimsFor(ps *preemptState, j *model.Job, level int) []victim {
 			continue
 		}
 		if !vc.pending {
-			vc.method = preemptMethod(p.Order, vc.job, c.walltime(vc.job), c.snap.Now, noSuspend)
-			if vc.method == "" {
+			b := 0
+			if noSuspend {
+				b = 1
+			}
+			m := &ps.methods[ci][b]
+			if *m == "" {
+				if *m = preemptMethod(p.Order, vc.job, c.walltime(vc.job), c.snap.Now, noSuspend); *m == "" {
+					*m = "-"
+				}
+			}
+			if *m == "-" {
 				continue
 			}
+			vc.method = *m
 		}
 		out = append(out, vc)
 	}

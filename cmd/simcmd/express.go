@@ -1,7 +1,6 @@
 package simcmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -38,21 +37,11 @@ func runExpress(c *cli.Context, tr *sim.Trace, opt sim.Options) error {
 }
 
 func writeExpress(w io.Writer, trace string, r sim.ExpressResult, format string) error {
-	switch format {
-	case "json":
-		out := struct {
-			Trace string `json:"trace"`
-			sim.ExpressResult
-		}{trace, r}
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
+	if done, err := writeJSON(w, format, struct {
+		Trace string `json:"trace"`
+		sim.ExpressResult
+	}{trace, r}); done {
 		return err
-	case "":
-	default:
-		return cli.Exit(fmt.Sprintf("strata simulate: unknown format %q (want json)", format), 2)
 	}
 	if err := write(w, trace, r.Result, ""); err != nil {
 		return err

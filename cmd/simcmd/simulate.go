@@ -87,22 +87,29 @@ func options(window string, procs int, policy, estimates string) (sim.Options, e
 	return opt, nil
 }
 
-func write(w io.Writer, trace string, r sim.Result, format string) error {
+// writeJSON writes v as indented JSON when format is "json" and reports
+// that it handled the format (an unknown format is an error).
+func writeJSON(w io.Writer, format string, v any) (bool, error) {
 	switch format {
 	case "json":
-		out := struct {
-			Trace string `json:"trace"`
-			sim.Result
-		}{trace, r}
-		b, err := json.MarshalIndent(out, "", "  ")
+		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
-			return err
+			return true, err
 		}
 		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
+		return true, err
 	case "":
-	default:
-		return cli.Exit(fmt.Sprintf("strata simulate: unknown format %q (want json)", format), 2)
+		return false, nil
+	}
+	return true, cli.Exit(fmt.Sprintf("strata simulate: unknown format %q (want json)", format), 2)
+}
+
+func write(w io.Writer, trace string, r sim.Result, format string) error {
+	if done, err := writeJSON(w, format, struct {
+		Trace string `json:"trace"`
+		sim.Result
+	}{trace, r}); done {
+		return err
 	}
 	_, err := fmt.Fprintf(w, `trace:              %s
 policy:             %s (walltime estimates: %s)

@@ -93,22 +93,9 @@ func RunExpress(tr *Trace, opt Options, ex ExpressOptions) (ExpressResult, error
 		res.Estimates = "exact"
 	}
 	var jobs []*xjob
-	for i, tj := range window(tr.Jobs, opt.Start, opt.Count) {
-		chunks := (tj.Procs + ppn - 1) / ppn
-		if chunks > nodes {
-			res.TooLarge++
-			continue
-		}
-		if tj.Capped {
-			res.Capped++
-		}
-		wall := tj.ReqTime
-		if opt.Exact {
-			wall = tj.Run
-		}
-		seq := int64(i + 1)
-		jobs = append(jobs, &xjob{spec: JobSpec{TraceID: tj.ID, Seq: seq, Chunks: chunks, Walltime: max(wall, 1)},
-			submit: tj.Submit, run: tj.Run, left: tj.Run, first: -1, express: isExpress(seq, ex.Fraction)})
+	for _, s := range simJobs(tr, opt, nodes, ppn, &res.Result) {
+		jobs = append(jobs, &xjob{spec: s.spec, submit: s.tj.Submit, run: s.tj.Run, left: s.tj.Run, first: -1,
+			express: isExpress(s.spec.Seq, ex.Fraction)})
 	}
 	res.Jobs = len(jobs)
 	if len(jobs) == 0 {

@@ -118,3 +118,14 @@ func appendSignal(sigs []model.Sig, signal string) []model.Sig {
 	}
 	return append(append([]model.Sig(nil), sigs...), model.Sig{N: n, Signal: signal})
 }
+
+// refuseContinue refuses SIGCONT to a suspended job: only a resume
+// (which takes the job's cpus back) may run it again. Otherwise the owner
+// of a job suspended for an express job could continue it with qsig -s
+// CONT and run on cpus the express job was given.
+func refuseContinue(j *model.Job, signal string) error {
+	if j.State == model.StateSuspended && signal == "SIGCONT" {
+		return model.Err(model.PBSEBadState)
+	}
+	return nil
+}

@@ -68,6 +68,14 @@ func TestPreemptSuspendResume(t *testing.T) {
 	if j["job_state"] != "S" || str(j["substate"]) != "45" || str(j["comment"]) != "Job preempted by suspension" {
 		t.Fatalf("victim state %v/%v comment %q, want S/45 preempted by suspension", j["job_state"], j["substate"], j["comment"])
 	}
+	// The attack: continuing the stopped job behind the scheduler's back
+	// (its cpus now belong to the express job) is refused.
+	if r := c.run("qsig", "-s", "CONT", victim); r.code == 0 || !strings.Contains(r.stderr, "Request invalid for state of job") {
+		t.Errorf("qsig -s CONT on a preempted job: %+v", r)
+	}
+	if s := procState(pid); s != "T" {
+		t.Errorf("victim process state %q after a refused SIGCONT, want T", s)
+	}
 	c.waitState(ex, 30*time.Second, "R", "F")
 	// The express job ends; the scheduler resumes the victim, whose
 	// processes run again.

@@ -172,3 +172,23 @@ func TestPreemptiveSchedOff(t *testing.T) {
 		t.Fatalf("preemption happened with preemptive_sched off: %v %v", f.seen(normal), f.seen(ex))
 	}
 }
+
+// TestPreemptedJobCannotBeContinued performs the attack: the owner of a
+// job suspended for an express job sends it SIGCONT to run on the cpus
+// the express job was given. The FSM refuses it; a resume by the
+// scheduler (or an operator) is the only way back.
+func TestPreemptedJobCannotBeContinued(t *testing.T) {
+	f := preemptFixture(t, "S")
+	normal := f.submit(job{sel: "1:ncpus=2"}, 100)
+	f.cycle(110)
+	f.started(normal, 111)
+	f.submit(job{queue: "express", sel: "1:ncpus=2"}, 120)
+	f.cycle(130)
+	_, err := f.Apply(&raftstore.SignalJob{JobID: normal, Signal: "SIGCONT", Requestor: "alice@h", Now: 140})
+	if e, ok := model.AsPBSError(err); !ok || e.Code != model.PBSEBadState {
+		t.Fatalf("SIGCONT to a preempted job: %v, want PBSEBadState", err)
+	}
+	if j := f.State().Job(normal); len(j.Signals) != 1 || j.State != model.StateSuspended {
+		t.Fatalf("job after the refused SIGCONT: %s signals %+v", j.State, j.Signals)
+	}
+}

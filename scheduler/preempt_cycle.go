@@ -79,10 +79,12 @@ func (c *cycle) preemptState() *preemptState {
 }
 
 // orderByPreemptLevel puts jobs of higher preemption priority first
-// (OpenPBS's comparator puts it before every other key), keeping the
-// policy order within a level.
+// (OpenPBS's comparator puts it before every other key), then, within a
+// level, jobs preempted and requeued before the others, the earliest
+// preempted first (OpenPBS's next key), keeping the policy order
+// otherwise.
 func (c *cycle) orderByPreemptLevel(ranked []policy.Ranked) {
-	if !c.preemptOn() {
+	if !c.preemptOn() || len(ranked) == 0 {
 		return
 	}
 	s, p := c.snap, c.snap.Config.Preempt
@@ -90,13 +92,31 @@ func (c *cycle) orderByPreemptLevel(ranked []policy.Ranked) {
 	varied := false
 	for _, r := range ranked {
 		levels[r.Job] = preemptLevel(s, p, r.Job)
-		varied = varied || levels[r.Job] != levels[ranked[0].Job]
+		varied = varied || levels[r.Job] != levels[ranked[0].Job] || requeuedByPreemption(r.Job)
 	}
 	if !varied {
 		return
 	}
-	slices.SortStableFunc(ranked, func(a, b policy.Ranked) int { return cmp.Compare(levels[b.Job], levels[a.Job]) })
+	slices.SortStableFunc(ranked, func(a, b policy.Ranked) int {
+		if c := cmp.Compare(levels[b.Job], levels[a.Job]); c != 0 {
+			return c
+		}
+		pa, pb := requeuedByPreemption(a.Job), requeuedByPreemption(b.Job)
+		switch {
+		case pa && pb:
+			return cmp.Compare(a.Job.PreemptedAt, b.Job.PreemptedAt)
+		case pa:
+			return -1
+		case pb:
+			return 1
+		}
+		return 0
+	})
 }
+
+// requeuedByPreemption reports whether a queued job was preempted and has
+// not run since.
+func requeuedByPreemption(j *model.Job) bool { return j.PreemptedAt > 0 && j.PreemptedAt >= j.Stime }
 
 // resumeBefore resumes the suspended jobs whose level is at least that of
 // queued job j (all of them when j is nil), where their cpus are free.

@@ -61,6 +61,9 @@ type SchedConfig struct {
 	JobSortFormulaThreshold *float64 `json:"job_sort_formula_threshold,omitempty"`
 	// Preempt is preemptive_sched and the preempt_* settings (model/preempt.go).
 	Preempt PreemptConfig `json:"preempt"`
+	// Fairshare is the share tree and its settings (model/fairshare.go);
+	// nil when none were ever set.
+	Fairshare *FairshareConfig `json:"fairshare,omitempty"`
 }
 
 // ServerConfig is the server's replicated configuration: everything a new
@@ -137,6 +140,7 @@ func (c ServerConfig) Copy() ServerConfig {
 	c.ACLUsers = append([]string(nil), c.ACLUsers...)
 	c.ACLRoots = append([]string(nil), c.ACLRoots...)
 	c.Sched.JobSortKeys = append([]string(nil), c.Sched.JobSortKeys...)
+	c.Sched.Fairshare = c.Sched.Fairshare.Copy()
 	hs := make(map[string]Hook, len(c.Hooks))
 	for k, h := range c.Hooks {
 		h.Events = append([]string(nil), h.Events...)

@@ -37,6 +37,8 @@ func (w *writer) apply(cmd Command) any {
 		return w.submit(c)
 	case *ServerInfo:
 		return w.serverInfo(c)
+	case *Fairshare:
+		return w.fairshare(c)
 	case *ApplyPlan:
 		return w.plan(c)
 	case *RegisterHost:

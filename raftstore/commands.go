@@ -42,6 +42,8 @@ const (
 	DeleteResvType
 	// Command level 2 (levels.go): the servers of the cluster (servers.go).
 	ServerInfoType
+	// Command level 3: fairshare usage (apply_fairshare.go).
+	FairshareType
 )
 
 func (t MessageType) String() string {
@@ -98,6 +100,8 @@ func (t MessageType) String() string {
 		return "DeleteResv"
 	case ServerInfoType:
 		return "ServerInfo"
+	case FairshareType:
+		return "Fairshare"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -281,6 +285,8 @@ func decodeAt(data []byte, level int) (Command, error) {
 		c = &DeleteResv{}
 	case ServerInfoType:
 		c = &ServerInfo{}
+	case FairshareType:
+		c = &Fairshare{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

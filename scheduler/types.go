@@ -76,6 +76,10 @@ type Config struct {
 	// formula, keeps jobs whose formula value is at or below it from
 	// running this cycle.
 	FormulaThreshold *float64
+	// Fairshare is the share tree with usage (policy/fairshare.go): the
+	// formula's fairshare variables and, with fair_share, the order of
+	// entities right after the formula. nil without fairshare.
+	Fairshare *policy.Fairshare
 
 	// StrictOrdering (strict_ordering) makes a job that cannot run block
 	// the jobs after it: with BackfillDepth 0 nothing after it starts;

@@ -78,6 +78,9 @@ func matrixRows() []matrixRow {
 		{"POST /v1/manage", "/v1/manage", `{"verb":"set","object":"server","attrs":[{"name":"max_array_size","op":"=","value":"500"}]}`, deny, deny, allow, deny},
 		{"GET /v1/manage", "/v1/manage?object=server", "", allow, allow, allow, deny},
 		{"GET /v1/server", "/v1/server", "", allow, allow, allow, deny},
+		// pbsfs: anyone reads the tree; only managers change usage.
+		{"GET /v1/fairshare", "/v1/fairshare", "", allow, allow, allow, deny},
+		{"POST /v1/fairshare", "/v1/fairshare", `{"op":"set","entity":"matrix","usage":5}`, deny, deny, allow, deny},
 		{"GET /v1/provision", "/v1/provision", "", allow, allow, allow, deny},
 		{"POST /v1/resvs", "/v1/resvs", `{"token":"{token}","start":{start},"end":{end},"resources":{"select":"1:ncpus=1"}}`, allow, allow, allow, deny},
 		{"GET /v1/resvs", "/v1/resvs", "", allow, allow, allow, deny},

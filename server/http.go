@@ -38,6 +38,7 @@ func (s *Server) routes() http.Handler {
 	s.resvRoutes(mux)      // reservations (resv.go)
 	s.operatorRoutes(mux)  // strata operator (operator.go)
 	s.raftIndexRoute(mux)  // reads on followers (readindex.go)
+	s.fairshareRoutes(mux) // pbsfs (fairshare.go)
 	return mux
 }
 
@@ -208,6 +209,7 @@ func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request, id *Identity
 	for i, j := range jobs {
 		out[i] = api.NewJobStatus(j)
 	}
+	s.annotateFairshare(snap, &cfg, out) // fairshare.go
 	return api.JobsResponse{Server: s.serverInfo(snap), Jobs: out}, nil
 }
 

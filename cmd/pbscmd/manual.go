@@ -184,6 +184,18 @@ func Manuals() []Manual {
 				o('e', "", "Echo each directive."), o('n', "", "Check syntax only."),
 				o('z', "", "No errors on standard error."),
 			}},
+		{Name: "pbsfs", Section: 8, Synopsis: pbsfsUsage, Spec: string(pbsfsSpec),
+			Description: "Shows the fairshare tree with each entity's shares, usage, share of the machine and rank; managers set, decay, trim or reset usage. Usage is replicated state: a change takes effect on every server at once, with the scheduler running.",
+			Options: []OptionDoc{
+				o('c', "entity1 entity2", "Print the entity whose jobs run first."),
+				o('d', "", "Decay all usage once by fairshare_decay_factor (managers)."),
+				o('e', "", "Forget the usage of entities the tree does not name (managers)."),
+				o('g', "entity", "Print one entity and its path from the root."),
+				o('I', "sched_name", "The scheduler (only default exists)."),
+				o('p', "", "Print in a parsable format (name|parent|shares|usage|perc|factor|rank)."),
+				o('t', "", "Print as a tree."),
+				o('s', "entity usage_value", "Set an entity's usage (managers)."),
+			}},
 		{Name: "pbs_rsub", Section: 1, Synopsis: rsubUsage, Spec: string(rsubSpec),
 			Description: "Submits an advance reservation, or a standing one with -r.",
 			Options: []OptionDoc{

@@ -247,7 +247,9 @@ var qmgrAttrNames = map[string][]string{
 	"resource": {"type", "flag"},
 	"sched": {"provision_policy", "node_sort_key", "job_sort_key", "by_queue", "round_robin", "strict_ordering", "backfill_depth",
 		"job_sort_formula", "job_sort_formula_threshold", "sched_min_interval",
-		"preemptive_sched", "preempt_queue_prio", "preempt_prio", "preempt_order", "preempt_sort", "max_starve"},
+		"preemptive_sched", "preempt_queue_prio", "preempt_prio", "preempt_order", "preempt_sort", "max_starve",
+		"fair_share", "fairshare_entity", "fairshare_usage_res", "fairshare_decay_time", "fairshare_decay_factor", "unknown_shares",
+		"fairshare_enforce_no_shares", "resource_group"},
 	"hook": {"type", "enabled", "event", "user", "alarm", "order", "debug", "fail_action", "freq"},
 }
 

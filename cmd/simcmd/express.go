@@ -26,6 +26,9 @@ func runExpress(c *cli.Context, tr *sim.Trace, opt sim.Options) error {
 	if f < 0 || f > 1 {
 		return cli.Exit("strata simulate: --express-fraction must be between 0 and 1", 2)
 	}
+	if opt.Fairshare != nil || opt.PerGroup {
+		return cli.Exit("strata simulate: --express-fraction does not combine with --fairshare or --per-group yet", 2)
+	}
 	if c.Bool("state-machine") {
 		return cli.Exit("strata simulate: --express-fraction runs on the simulator's own books only", 2)
 	}

@@ -360,6 +360,9 @@ func applySched(c *model.ServerConfig, req *Request) error {
 		if handled, err := applyPreemptAttr(s, a); handled { // apply_preempt.go
 			return err
 		}
+		if ok, err := applyFairshareAttr(c, a); ok { // fairshare.go
+			return err
+		}
 		return noAttr(a)
 	})
 }

@@ -146,6 +146,7 @@ func DescribeSched(c *model.ServerConfig) Object {
 		it.add("sched_min_interval", FormatMillis(s.MinIntervalMs))
 	}
 	describePreempt(&it, s)
+	describeFairshare(&it, s.Fairshare) // fairshare.go
 	return Object{Type: "Sched", Name: "default", Items: it}
 }
 

@@ -33,6 +33,10 @@ type Options struct {
 	// Exact uses the actual run time as walltime instead of the user's
 	// request.
 	Exact bool
+	// Fairshare turns on fair_share (fairshare.go); PerGroup reports
+	// per-user and per-group outcomes (implied by Fairshare).
+	Fairshare *FairshareOptions
+	PerGroup  bool
 }
 
 // Config returns the scheduler configuration of a policy.
@@ -68,6 +72,10 @@ type Result struct {
 	Cycles    int     `json:"cycles"`
 	Capped    int     `json:"capped_at_walltime"`
 	TooLarge  int     `json:"dropped_too_large"`
+	// Fairshare says whether fair_share ordered the jobs; Fairness is the
+	// per-user and per-group report (fairshare.go).
+	Fairshare bool      `json:"fairshare,omitempty"`
+	Fairness  *Fairness `json:"fairness,omitempty"`
 }
 
 // machine derives the node layout: MaxNodes vnodes of MaxProcs/MaxNodes
@@ -104,6 +112,8 @@ type JobSpec struct {
 	Seq      int64
 	Chunks   int
 	Walltime int64
+	// User and Group name the trace's user and group (u<uid>, g<gid>).
+	User, Group string
 }
 
 // Books keep the simulated state: the simulator's own (Run, the fast
@@ -161,6 +171,13 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	var fs *simFairshare
+	if opt.Fairshare != nil {
+		if fs, err = newSimFairshare(opt.Fairshare, sj, b, ppn); err != nil {
+			return res, err
+		}
+		res.Fairshare = true
+	}
 
 	byID := make(map[string]*simJob, len(sj))
 	var ends endHeap
@@ -180,6 +197,9 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 			if err := b.End(e.id, e.run, t); err != nil {
 				return res, err
 			}
+			if fs != nil {
+				fs.ended(byID[e.id], t)
+			}
 		}
 		for next < len(sj) && sj[next].tj.Submit <= t {
 			id, err := b.Submit(sj[next].spec, t)
@@ -193,6 +213,9 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 		if queued == 0 {
 			continue
 		}
+		if fs != nil {
+			fs.beforeCycle(t)
+		}
 		runs, err := b.Cycle(t)
 		if err != nil {
 			return res, err
@@ -202,6 +225,9 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 			s := byID[d.JobID]
 			s.start = t
 			queued--
+			if fs != nil {
+				fs.started(s, t)
+			}
 			heap.Push(&ends, end{t: t + s.tj.Run, seq: s.spec.Seq, id: d.JobID, run: d})
 			last = max(last, t+s.tj.Run)
 		}
@@ -217,6 +243,9 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 	n := float64(len(sj))
 	res.AvgWait, res.AvgBSLD = wait/n, bsld/n
 	res.Makespan = last - first
+	if opt.PerGroup || opt.Fairshare != nil {
+		res.Fairness = fairness(sj, ppn)
+	}
 	if res.Makespan > 0 {
 		res.Util = work / (float64(res.Procs) * float64(res.Makespan))
 	}
@@ -240,7 +269,8 @@ func simJobs(tr *Trace, opt Options, nodes, ppn int, res *Result) []*simJob {
 		if opt.Exact {
 			wall = tj.Run
 		}
-		sj = append(sj, &simJob{tj: tj, spec: JobSpec{TraceID: tj.ID, Seq: int64(i + 1), Chunks: chunks, Walltime: max(wall, 1)}})
+		sj = append(sj, &simJob{tj: tj, spec: JobSpec{TraceID: tj.ID, Seq: int64(i + 1), Chunks: chunks, Walltime: max(wall, 1),
+			User: traceUser(tj), Group: traceGroup(tj)}})
 	}
 	return sj
 }

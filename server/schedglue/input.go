@@ -36,8 +36,16 @@ func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	// (QueuedRanked) unless round_robin interleaves queues.
 	in.PreemptClasses = SoftLimitClasses(&cfg, in.Running) // preemption hook point (preempt.go)
 	allow := RunAllowance(&cfg, in.Running)
-	for _, j := range scheduler.JobOrder(in).SortJobs(Schedulable(snap)) {
+	cands := Schedulable(snap)
+	in.Config.Fairshare = Fairshare(&cfg, snap, cands) // fairshare.go
+	for _, j := range scheduler.JobOrder(in).SortJobs(cands) {
 		if q, ok := cfg.Queues[j.Queue]; !ok || !q.Started {
+			continue
+		}
+		if text := noSharesComment(in.Config.Fairshare, j); text != "" {
+			if text != j.Comment {
+				in.Withheld = append(in.Withheld, model.JobComment{JobID: j.ID, Comment: text})
+			}
 			continue
 		}
 		ok, why := allow(j)

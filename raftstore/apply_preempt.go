@@ -9,6 +9,12 @@ import "github.com/strata-hpc/strata/model"
 // been deleted since the snapshot) and skipped when it no longer applies;
 // the run that needed it then does not fit and is skipped too.
 
+// LevelPreempt is the command level at which ApplyPlan carries preemption
+// decisions (levels.go): a server below it would ignore them and start the
+// preemptor on vnodes its victims still hold, so the leader plans no
+// preemption while such a voter remains.
+const LevelPreempt = 4
+
 // preemptor is the requestor named in tracejob and accounting.
 const preemptor = "Scheduler"
 

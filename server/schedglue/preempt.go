@@ -3,6 +3,7 @@ package schedglue
 import (
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/policy"
+	"github.com/strata-hpc/strata/raftstore"
 	"github.com/strata-hpc/strata/scheduler"
 )
 
@@ -93,4 +94,35 @@ func SoftLimitClasses(cfg *model.ServerConfig, running []*model.Job) map[string]
 		}
 	}
 	return out
+}
+
+// FairshareClasses adds preempt_prio's fairshare class to classes: the
+// jobs (running and queued) of every entity that has used more than its
+// share of the machine (fairshare_tree_usage above fair_share_perc, over
+// the share tree and the replicated usage). Only computed when
+// preemption is on, a share tree is set and preempt_prio names the class.
+func FairshareClasses(cfg *model.ServerConfig, snap *raftstore.StateSnapshot, p *scheduler.PreemptPolicy,
+	running, queued []*model.Job, classes map[string]policy.PreemptClass) map[string]policy.PreemptClass {
+	if p == nil || cfg.Sched.Fairshare == nil {
+		return classes
+	}
+	named := false
+	for _, l := range p.Prio.Levels {
+		named = named || l&policy.BitFairshare != 0
+	}
+	if !named {
+		return classes
+	}
+	jobs := append(append([]*model.Job(nil), running...), queued...)
+	f := Fairshare(cfg, snap, jobs)
+	for _, j := range jobs {
+		if f.Value(j, policy.VarFairshareTreeUsage) <= f.Value(j, policy.VarFairSharePerc) {
+			continue
+		}
+		if classes == nil {
+			classes = map[string]policy.PreemptClass{}
+		}
+		classes[j.ID] |= policy.BitFairshare
+	}
+	return classes
 }

@@ -192,3 +192,31 @@ func TestPreemptedJobCannotBeContinued(t *testing.T) {
 		t.Fatalf("job after the refused SIGCONT: %s signals %+v", j.State, j.Signals)
 	}
 }
+
+// TestPreemptFairshareClass: with preempt_prio "express_queue,
+// normal_jobs, fairshare", a job of a user within their share preempts a
+// job of a user who has used more than theirs.
+func TestPreemptFairshareClass(t *testing.T) {
+	cfg := model.ServerConfig{Queues: map[string]model.QueueConfig{"workq": startedQueue("workq", 0, "")}}
+	cfg.Sched.Preempt.Prio = "express_queue, normal_jobs, fairshare"
+	cfg.Sched.Preempt.Order = "R"
+	cfg.Sched.Fairshare = &model.FairshareConfig{Tree: []string{"alice 1 root 50", "bob 2 root 50"}}
+	f := newFixture(t, cfg)
+	f.host("n1", "ncpus=1", "")
+	a := f.submit(job{user: "alice", sel: "1:ncpus=1"}, 100)
+	f.cycle(110)
+	f.started(a, 111)
+	f.apply(&raftstore.Fairshare{Op: raftstore.FairshareSet, Entity: "alice", Usage: 1000, Now: 112})
+	f.apply(&raftstore.Fairshare{Op: raftstore.FairshareSet, Entity: "bob", Usage: 10, Now: 112})
+	b := f.submit(job{user: "bob", sel: "1:ncpus=1"}, 120)
+	f.cycle(130)
+	if f.seen(b).State != "R/41" || f.seen(a).State != "Q/10" {
+		t.Fatalf("bob %v alice %v: want alice (over her share) requeued for bob", f.seen(b), f.seen(a))
+	}
+	// The other way round nothing happens: bob is within his share.
+	f.started(b, 131)
+	f.cycle(140)
+	if f.seen(b).State != "R/42" {
+		t.Fatalf("bob %v preempted by alice, who is over her share", f.seen(b))
+	}
+}

@@ -37,8 +37,9 @@ func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	in.PreemptClasses = SoftLimitClasses(&cfg, in.Running) // preemption hook point (preempt.go)
 	allow := RunAllowance(&cfg, in.Running)
 	cands := Schedulable(snap)
-	in.Config.Fairshare = Fairshare(&cfg, snap, cands)                                                        // fairshare.go
-	in.PreemptClasses = FairshareClasses(&cfg, snap, in.Config.Preempt, in.Running, cands, in.PreemptClasses) // preempt.go
+	in.Config.Fairshare = Fairshare(&cfg, snap, cands) // fairshare.go
+	// Preemption hook point (preempt.go).
+	in.PreemptClasses = FairshareClasses(&cfg, snap, in.Config.Preempt, in.Running, cands, in.PreemptClasses)
 	for _, j := range scheduler.JobOrder(in).SortJobs(cands) {
 		if q, ok := cfg.Queues[j.Queue]; !ok || !q.Started {
 			continue

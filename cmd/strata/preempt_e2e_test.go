@@ -9,7 +9,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,20 +44,9 @@ func (c *cluster) submitExpress() string {
 	return c.submit("#!/bin/sh\nsleep 2\n", "-q", "express", "-l", "select=1:ncpus=2", "-N", "express")
 }
 
-// preemptAcct returns the accounting record types written for id, in order.
-func preemptAcct(c *cluster, id string) string {
-	files, _ := filepath.Glob(filepath.Join(c.dir, "server1", "data", "accounting", "[0-9]*"))
-	var types []string
-	for _, f := range files {
-		b, _ := os.ReadFile(f)
-		for _, l := range strings.Split(string(b), "\n") {
-			if p := strings.SplitN(l, ";", 4); len(p) == 4 && p[2] == id {
-				types = append(types, p[1])
-			}
-		}
-	}
-	return strings.Join(types, "")
-}
+// preemptAcct returns the accounting record types written for id, in
+// order (provision_acct_e2e_test.go reads the log).
+func preemptAcct(c *cluster, id string) string { return acctTypes(c.acctLog(), id) }
 
 func TestPreemptSuspendResume(t *testing.T) {
 	c, victim, pid := preemptSetup(t, "S")

@@ -95,6 +95,9 @@ func matrixRows() []matrixRow {
 		{"POST /v1/operator/raft/announce", "/v1/operator/raft/announce", `{"id":"x","level":1}`, deny, deny, deny, deny},
 		{"GET /v1/operator/snapshot", "/v1/operator/snapshot", "", deny, deny, allow, deny},
 		{"POST /v1/operator/snapshot", "/v1/operator/snapshot", `{"data":""}`, deny, deny, allow, deny},
+		// strata web login: any user, for themself (web_glue.go; the
+		// test server has no page, so users get "not supported").
+		{"POST /v1/web/login", "/v1/web/login", `{}`, allow, allow, allow, deny},
 		// The leader's applied index (reads on followers): not secret.
 		{"GET /v1/raft/index", "/v1/raft/index", "", allow, allow, allow, deny},
 		// Agent routes: no local user may use them; the agent may.

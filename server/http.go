@@ -39,6 +39,7 @@ func (s *Server) routes() http.Handler {
 	s.operatorRoutes(mux)  // strata operator (operator.go)
 	s.raftIndexRoute(mux)  // reads on followers (readindex.go)
 	s.fairshareRoutes(mux) // pbsfs (fairshare.go)
+	s.webRoutes(mux)       // strata web login (web_glue.go)
 	return mux
 }
 

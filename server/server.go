@@ -52,6 +52,8 @@ type Server struct {
 	members memberLevels
 	// metrics is this process's Prometheus registry (metrics_addr).
 	metrics *metrics.Metrics
+	// web is the page on the metrics listener, nil when off (web_glue.go).
+	web *webUI
 }
 
 // New prepares a server logging to logOut with timestamps; Run starts it.
@@ -86,6 +88,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	s.metrics = s.newMetrics()
+	s.web = s.newWebUI()
 	fsm.OnEvents(func(evs []model.LogEvent) { s.metrics.ObserveEvents(evs); evlog.submit(evs) })
 	go evlog.run(ctx)
 	if err := s.openMunge(); err != nil { // remote commands (remoteauth.go)

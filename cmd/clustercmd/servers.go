@@ -66,6 +66,7 @@ socket = %q
 api_addr = %q
 raft_addr = %q
 metrics_addr = %q
+web = true
 %s
 fast_raft = true
 allow_root_jobs = true

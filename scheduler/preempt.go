@@ -47,7 +47,9 @@ type victim struct {
 // work; the later submission, then the job id, so that the order is
 // total.
 func rankVictims(vs []victim) {
-	slices.SortStableFunc(vs, func(a, b victim) int {
+	// The order is total (the job id last), so an unstable sort gives the
+	// one result.
+	slices.SortFunc(vs, func(a, b victim) int {
 		if a.pending != b.pending {
 			if a.pending {
 				return -1

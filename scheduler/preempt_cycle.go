@@ -69,6 +69,7 @@ func (c *cycle) preemptState() *preemptState {
 			}
 		}
 	}
+	rankVictims(ps.cands) // costs are 0 here: the order of a preemptor without an AOE
 	ps.methods = make([][2]string, len(ps.cands))
 	slices.SortStableFunc(ps.susp, func(a, b *model.Job) int { return cmp.Compare(a.PreemptedAt, b.PreemptedAt) })
 	for _, j := range ps.susp {
@@ -319,7 +320,9 @@ func (c *cycle) victimsFor(ps *preemptState, j *model.Job, level int) []victim {
 		}
 		out = append(out, vc)
 	}
-	rankVictims(out)
+	if aoe != "" {
+		rankVictims(out) // reimaging costs reorder them
+	}
 	return out
 }
 

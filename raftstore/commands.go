@@ -44,6 +44,8 @@ const (
 	ServerInfoType
 	// Command level 3: fairshare usage (apply_fairshare.go).
 	FairshareType
+	// Command level 3: pbs_ralter (commands_resv.go).
+	AlterResvType
 )
 
 func (t MessageType) String() string {
@@ -102,6 +104,8 @@ func (t MessageType) String() string {
 		return "ServerInfo"
 	case FairshareType:
 		return "Fairshare"
+	case AlterResvType:
+		return "AlterResv"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -135,6 +139,8 @@ type ApplyPlan struct {
 	// (apply_preempt.go), applied before the runs.
 	Preempts []model.Preemption `json:"preempts,omitempty"`
 	Resumes  []string           `json:"resumes,omitempty"`
+	// SoftWalltimes set running jobs' estimated.soft_walltime.
+	SoftWalltimes []model.SoftWalltime `json:"soft_walltimes,omitempty"`
 }
 
 // RegisterHost records an agent's host and vnodes. Jobs lists the jobs the
@@ -287,6 +293,8 @@ func decodeAt(data []byte, level int) (Command, error) {
 		c = &ServerInfo{}
 	case FairshareType:
 		c = &Fairshare{}
+	case AlterResvType:
+		c = &AlterResv{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

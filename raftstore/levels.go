@@ -16,10 +16,11 @@ import (
 // soon as it has been replaced.
 //
 // Level 1 is every type up to DeleteResv (the releases before levels).
-// Level 2 adds ServerInfo; level 3 adds Fairshare; level 4 adds the
-// preemption decisions of ApplyPlan (Preempts, Resumes: apply_preempt.go),
-// which an older server would ignore, so the leader's scheduler plans no
-// preemption until every voter is at level 4 (LevelPreempt).
+// Level 2 adds ServerInfo; level 3 adds Fairshare and AlterResv; level 4
+// adds the preemption decisions of ApplyPlan (Preempts, Resumes:
+// apply_preempt.go), which an older server would ignore, so the leader's
+// scheduler plans no preemption until every voter is at level 4
+// (LevelPreempt).
 
 // commandLevel is this binary's level. It is a variable only so that a
 // build can stand for an earlier release (the rolling-upgrade test):
@@ -46,7 +47,7 @@ func (t MessageType) Level() int {
 	switch t {
 	case ServerInfoType:
 		return 2
-	case FairshareType:
+	case FairshareType, AlterResvType:
 		return 3
 	}
 	return 1

@@ -182,6 +182,12 @@ func (c *cycle) adjustFree(v, r int, delta float64) {
 	if st.counts(v) {
 		st.eligFree[r] += d
 	}
+	// The placement sets holding v cached what they had free (psets.go).
+	for _, ix := range c.psetIdx {
+		for _, i := range ix.of[ix.start[v]:ix.start[v+1]] {
+			ix.sets[i].freeOK = false
+		}
+	}
 }
 
 // setHeld holds or unholds v exclusively, keeping eligFree right.

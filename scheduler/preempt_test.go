@@ -288,3 +288,25 @@ func TestRequeuedVictimsFirstInTheirLevel(t *testing.T) {
 		t.Fatalf("runs %v, want the earliest preempted job first", r)
 	}
 }
+
+// TestPreemptInsidePlacementSet: an express job kept inside one switch
+// (place=group=switch) preempts two jobs of the same switch, not one job
+// on each switch, although those started more recently.
+func TestPreemptInsidePlacementSet(t *testing.T) {
+	sw := func(s string) vnodeOpt { return withAvail("switch", s) }
+	a1, a2 := vnode("a1", "ncpus=2", sw("A")), vnode("a2", "ncpus=2", sw("A"))
+	b1, b2 := vnode("b1", "ncpus=2", sw("B")), vnode("b2", "ncpus=2", sw("B"))
+	ja1, ja2 := victimOn(1, 9000, 2, a1), victimOn(2, 100, 2, a2)
+	jb1, jb2 := victimOn(3, 8000, 2, b1), victimOn(4, 200, 2, b2)
+	ex := job(t, 5, "2:ncpus=2", "scatter:group=switch", inQueue("express"))
+	s := preemptSnap(t, "S", []*model.Vnode{a1, a2, b1, b2}, []*model.Job{ex}, ja1, ja2, jb1, jb2)
+	s.Defs = psetDefs
+	p := Schedule(s)
+	got := preempts(p)
+	if got != fmt.Sprint([]string{ja1.ID + ":S", ja2.ID + ":S"}) && got != fmt.Sprint([]string{jb1.ID + ":S", jb2.ID + ":S"}) {
+		t.Fatalf("preempts %s, want both jobs of one switch", got)
+	}
+	if len(p.Runs) != 1 {
+		t.Fatalf("runs %v", runs(p))
+	}
+}

@@ -58,6 +58,8 @@ type Queue struct {
 	// DefaultWalltime (seconds) is the queue's resources_default.walltime;
 	// 0 falls back to Config.DefaultWalltime.
 	DefaultWalltime int64
+	// NodeGroupKey is the queue's node_group_key (psets.go).
+	NodeGroupKey []string
 }
 
 // Config is the scheduling policy (sched attributes in qmgr terms).
@@ -100,6 +102,8 @@ type Config struct {
 
 	// Preempt is the preemption policy; nil when preemptive_sched is off.
 	Preempt *PreemptPolicy
+	// Psets is the placement-set policy (psets.go).
+	Psets PsetConfig
 }
 
 // Plan is the outcome of one cycle; the server commits it as one Raft entry.
@@ -113,10 +117,12 @@ type Plan struct {
 	// Resumes the scheduler-suspended jobs to resume (preempt_cycle.go).
 	Preempts []model.Preemption
 	Resumes  []string
+	// SoftWalltimes extend running jobs' soft walltimes (softwall.go).
+	SoftWalltimes []model.SoftWalltime
 }
 
 // Empty reports whether the plan changes nothing.
 func (p *Plan) Empty() bool {
-	return len(p.Runs) == 0 && len(p.Comments) == 0 && len(p.Estimates) == 0 && len(p.Resvs) == 0 &&
+	return len(p.Runs) == 0 && len(p.Comments) == 0 && len(p.Estimates) == 0 && len(p.Resvs) == 0 && len(p.SoftWalltimes) == 0 &&
 		len(p.Preempts) == 0 && len(p.Resumes) == 0
 }

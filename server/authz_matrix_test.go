@@ -85,6 +85,7 @@ func matrixRows() []matrixRow {
 		{"POST /v1/resvs", "/v1/resvs", `{"token":"{token}","start":{start},"end":{end},"resources":{"select":"1:ncpus=1"}}`, allow, allow, allow, deny},
 		{"GET /v1/resvs", "/v1/resvs", "", allow, allow, allow, deny},
 		{"POST /v1/resvs/{id}/delete", "/v1/resvs/{resv}/delete", `{}`, deny, allow, allow, deny},
+		{"POST /v1/resvs/{id}/alter", "/v1/resvs/{resv}/alter", `{"name":"renamed"}`, deny, allow, allow, deny},
 		// strata operator: managers only (the bodies are refused as
 		// invalid after the check, so nothing changes).
 		{"GET /v1/operator/raft/peers", "/v1/operator/raft/peers", "", deny, deny, allow, deny},

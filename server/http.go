@@ -150,6 +150,9 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, id *Identi
 	if err := admit(job, id, &cfg, snap); err != nil {
 		return nil, err
 	}
+	if err := checkSoftWalltime(req.Resources, job.ResourceList, id, &cfg); err != nil {
+		return nil, err
+	}
 	if err := s.queuejobHooks(r.Context(), job, id, &cfg); err != nil {
 		return nil, err
 	}
@@ -239,8 +242,11 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, id *Identi
 			return nil, err
 		}
 	}
-	_, err := s.apply(&raftstore.DeleteJob{JobID: jid, Requestor: id.User + "@" + id.Host, Force: req.Force, Purge: req.Purge, Now: s.now().Unix()})
-	return nil, err
+	if _, err := s.apply(&raftstore.DeleteJob{JobID: jid, Requestor: id.User + "@" + id.Host, Force: req.Force, Purge: req.Purge, Now: s.now().Unix()}); err != nil {
+		return nil, err
+	}
+	s.mailDeletedQueued(j, id.User+"@"+id.Host) // mail_events.go
+	return nil, nil
 }
 
 func (s *Server) handleNodes(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {

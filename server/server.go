@@ -54,6 +54,8 @@ type Server struct {
 	metrics *metrics.Metrics
 	// web is the page on the metrics listener, nil when off (web_glue.go).
 	web *webUI
+	// mail bounds the mail program's concurrent runs and backlog (mail.go).
+	mail mailLimits
 }
 
 // New prepares a server logging to logOut with timestamps; Run starts it.
@@ -72,6 +74,7 @@ func NewWithLogger(cfg *Config, logger *log.Logger) *Server {
 		trigger:    make(chan struct{}, 1),
 		heartbeats: map[string]time.Time{},
 		now:        time.Now,
+		mail:       newMailLimits(),
 	}
 }
 

@@ -215,6 +215,19 @@ func Manuals() []Manual {
 			}},
 		{Name: "pbs_rdel", Section: 1, Synopsis: rdelUsage, Spec: "",
 			Description: "Deletes reservations and the jobs in them."},
+		{Name: "pbs_ralter", Section: 1, Synopsis: ralterUsage, Spec: string(ralterSpec),
+			Description: "Alters a reservation: a change of times or select is confirmed by the scheduler like a new reservation, or refused leaving the reservation as it was.",
+			Options: []OptionDoc{
+				o('D', "duration", "New duration."), o('E', "end_time", "New end time."),
+				o('G', "group_list", "Groups allowed to submit into it (replaces the list)."),
+				o('I', "seconds", "Wait this long for the scheduler's verdict."),
+				o('l', "select=...", "New select (growing or shrinking)."),
+				o('m', "mail_points", "Mail points (a, b, c, e or n)."), o('M', "mail_list", "Mail recipients."),
+				o('N', "reservation_name", "New name."), o('q', "@server", "Server."),
+				o('R', "start_time", "New start time."),
+				o('U', "user_list", "Users allowed to submit into it (replaces the list; the owner stays)."),
+				o('W', "force", "Managers: apply new times even if the scheduler refuses them."),
+			}},
 	}
 }
 

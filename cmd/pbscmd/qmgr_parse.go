@@ -239,9 +239,9 @@ var qmgrAttrNames = map[string][]string{
 	"server": {"scheduling", "managers", "operators", "default_queue", "acl_host_enable", "acl_hosts", "acl_user_enable",
 		"acl_users", "acl_roots", "comment", "default_qsub_arguments", "resources_default", "default_chunk", "max_run", "max_queued", "max_run_soft", "max_array_size",
 		"max_concurrent_provision", "max_job_sequence_id", "scheduler_iteration", "flatuid", "query_other_jobs",
-		"job_history_enable", "job_history_duration", "node_fail_requeue", "server_state", "total_jobs", "state_count", "pbs_version"},
-	"queue": {"queue_type", "priority", "acl_user_enable", "acl_users", "acl_group_enable", "acl_groups", "max_run", "max_queued", "max_run_soft",
-		"resources_max", "resources_min", "resources_default", "default_chunk", "backfill_depth", "enabled", "started", "total_jobs", "state_count"},
+		"mail_from", "mail_program", "job_history_enable", "job_history_duration", "node_fail_requeue", "node_group_enable", "node_group_key", "server_state", "total_jobs", "state_count", "pbs_version"},
+	"queue": {"queue_type", "priority", "acl_user_enable", "acl_users", "acl_group_enable", "acl_groups", "acl_host_enable", "acl_hosts", "max_run", "max_queued", "max_run_soft",
+		"resources_max", "resources_min", "resources_default", "default_chunk", "backfill_depth", "node_group_key", "enabled", "started", "total_jobs", "state_count"},
 	"node": {"state", "comment", "resources_available", "sort_priority", "priority", "provision_enable", "current_aoe",
 		"Mom", "Port", "ntype", "pcpus", "jobs"},
 	"resource": {"type", "flag"},
@@ -249,7 +249,7 @@ var qmgrAttrNames = map[string][]string{
 		"job_sort_formula", "job_sort_formula_threshold", "sched_min_interval",
 		"preemptive_sched", "preempt_queue_prio", "preempt_prio", "preempt_order", "preempt_sort", "max_starve",
 		"fair_share", "fairshare_entity", "fairshare_usage_res", "fairshare_decay_time", "fairshare_decay_factor", "unknown_shares",
-		"fairshare_enforce_no_shares", "resource_group"},
+		"fairshare_enforce_no_shares", "resource_group", "do_not_span_psets", "only_explicit_psets"},
 	"hook": {"type", "enabled", "event", "user", "alarm", "order", "debug", "fail_action", "freq"},
 }
 

@@ -22,7 +22,7 @@ func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	}
 	for name, q := range cfg.Queues {
 		in.Queues[name] = scheduler.Queue{Name: name, Priority: q.Priority, BackfillDepth: q.BackfillDepth,
-			DefaultWalltime: defaultWalltime(q.ResourcesDefault)}
+			DefaultWalltime: defaultWalltime(q.ResourcesDefault), NodeGroupKey: q.NodeGroupKey}
 	}
 	for _, st := range []string{model.StateRunning, model.StateSuspended, model.StateExiting} {
 		in.Running = append(in.Running, snap.JobsInState(st)...)
@@ -94,5 +94,5 @@ func LiveReservations(snap *raftstore.StateSnapshot) []*model.Reservation {
 // is converted; Now and Epoch let the FSM tell a stale "never runs" mark.
 func Command(in *scheduler.Snapshot, plan *scheduler.Plan) *raftstore.ApplyPlan {
 	return &raftstore.ApplyPlan{Now: in.Now, Epoch: in.Epoch, Runs: plan.Runs, Comments: plan.Comments,
-		Estimates: plan.Estimates, Resvs: plan.Resvs, Preempts: plan.Preempts, Resumes: plan.Resumes}
+		Estimates: plan.Estimates, Resvs: plan.Resvs, SoftWalltimes: plan.SoftWalltimes, Preempts: plan.Preempts, Resumes: plan.Resumes}
 }

@@ -309,6 +309,9 @@ func (w *writer) plan(c *ApplyPlan) any {
 	// Reservation hook point (apply_resv.go): verdicts first, so that a
 	// reservation confirmed in this plan is in place for its runs.
 	w.resvDecisions(c.Resvs, c.Now)
+	// Preemption hook point (apply_preempt.go): victims make room first.
+	w.applyPreempts(c.Preempts, c.Now)
+	w.applyResumes(c.Resumes, c.Now)
 	started := 0
 	for _, r := range c.Runs {
 		if w.run(&r, c.Now) {

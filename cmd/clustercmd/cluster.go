@@ -174,7 +174,7 @@ func create(dir, name string, servers, moms, ncpus int, mem string, extra []byte
 	for i := 1; i <= moms; i++ {
 		host := fmt.Sprintf("node%d", i)
 		momDir := filepath.Join(dir, host)
-		metrics, err := freePort()
+		metrics, err := freePort(dir)
 		if err != nil {
 			return nil, err
 		}

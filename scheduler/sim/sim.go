@@ -161,23 +161,7 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 	if opt.Exact {
 		res.Estimates = "exact"
 	}
-	var sj []*simJob
-	for i, tj := range window(tr.Jobs, opt.Start, opt.Count) {
-		chunks := (tj.Procs + ppn - 1) / ppn
-		if chunks > nodes {
-			res.TooLarge++
-			continue
-		}
-		if tj.Capped {
-			res.Capped++
-		}
-		wall := tj.ReqTime
-		if opt.Exact {
-			wall = tj.Run
-		}
-		sj = append(sj, &simJob{tj: tj, spec: JobSpec{TraceID: tj.ID, Seq: int64(i + 1), Chunks: chunks, Walltime: max(wall, 1),
-			User: traceUser(tj), Group: traceGroup(tj)}})
-	}
+	sj := simJobs(tr, opt, nodes, ppn, &res)
 	res.Jobs = len(sj)
 	if len(sj) == 0 {
 		return res, nil
@@ -266,6 +250,29 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 		res.Util = work / (float64(res.Procs) * float64(res.Makespan))
 	}
 	return res, nil
+}
+
+// simJobs are the jobs of the trace window on a machine of nodes x ppn;
+// res counts those capped at their walltime and those too large.
+func simJobs(tr *Trace, opt Options, nodes, ppn int, res *Result) []*simJob {
+	var sj []*simJob
+	for i, tj := range window(tr.Jobs, opt.Start, opt.Count) {
+		chunks := (tj.Procs + ppn - 1) / ppn
+		if chunks > nodes {
+			res.TooLarge++
+			continue
+		}
+		if tj.Capped {
+			res.Capped++
+		}
+		wall := tj.ReqTime
+		if opt.Exact {
+			wall = tj.Run
+		}
+		sj = append(sj, &simJob{tj: tj, spec: JobSpec{TraceID: tj.ID, Seq: int64(i + 1), Chunks: chunks, Walltime: max(wall, 1),
+			User: traceUser(tj), Group: traceGroup(tj)}})
+	}
+	return sj
 }
 
 func window(jobs []TraceJob, start, count int) []TraceJob {

@@ -110,6 +110,27 @@ pbsnodes node3 | grep -E ' state =|current_aoe' || true
 qstat -x "$app" "$os"
 strata provision status
 echo
+echo "== a degraded reservation reconfirmed on another vnode (docs/reservations.md)"
+qmgr -c "set server reserve_retry_time = 3"
+rid=$(pbs_rsub -R "$(date -d '+1 hour' +%H%M)" -D 600 -l select=1:ncpus=4 -I 10 | cut -d' ' -f1)
+rnode=$(pbs_rstat -f "$rid" | sed -n 's/^resv_nodes = (\([^:]*\):.*/\1/p')
+echo "-- $rid confirmed on $rnode; pbsnodes -o $rnode"
+pbsnodes -o "$rnode"
+for _ in $(seq 1 50); do
+  pbs_rstat "$rid" | grep -q ' DG ' && break
+  sleep 0.1
+done
+pbs_rstat "$rid"
+pbs_rstat -f "$rid" | grep -E 'reserve_state|reserve_retry|resv_nodes|comment' || true
+echo "-- after reserve_retry_time (3 s), the scheduler moves it"
+for _ in $(seq 1 100); do
+  pbs_rstat "$rid" | grep -q ' CO ' && break
+  sleep 0.1
+done
+pbs_rstat -f "$rid" | grep -E 'reserve_state|resv_nodes|comment' || true
+pbsnodes -r "$rnode"
+pbs_rdel "$rid"
+qmgr -c "unset server reserve_retry_time"
 if [ -n "${KEEP:-}" ]; then
   echo "demo finished; the cluster stays up: web page $STRATA_WEB/ui/ (strata web login for jobs), metrics $STRATA_WEB/metrics"
   echo "use it with: . $DIR/env      stop it with: $BIN/strata cluster stop --dir $DIR"

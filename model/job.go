@@ -165,6 +165,10 @@ type Job struct {
 	// staging lists, checked by ParseStageList (model/stage.go).
 	Stagein  string `json:"stagein,omitempty"`
 	Stageout string `json:"stageout,omitempty"`
+	// CreateResvFromJob is qsub -W create_resv_from_job=true: when the
+	// job starts, a reservation is made of its vnodes and walltime and the
+	// job moves into it (raftstore/apply_resv_job.go).
+	CreateResvFromJob bool `json:"create_resv_from_job,omitempty"`
 	// RequeueOnEnd is set by qrerun: the kill the agent delivers ends in a
 	// requeue rather than in history.
 	RequeueOnEnd bool `json:"requeue_on_end,omitempty"`

@@ -51,6 +51,13 @@ type ResvDecision struct {
 	Confirm bool        `json:"confirm"`
 	Nodes   []ExecChunk `json:"nodes,omitempty"`
 	Reason  string      `json:"reason,omitempty"`
+	// Reconfirm marks the verdict on a degraded reservation: Confirm
+	// with its new vnodes (replacements for the unavailable ones), or a
+	// failure that sets the next retry (docs/reservations.md).
+	Reconfirm bool `json:"reconfirm,omitempty"`
+	// Start is the start chosen for an ASAP reservation (pbs_rsub -W
+	// qmove); 0 keeps the requested one.
+	Start int64 `json:"start,omitempty"`
 }
 
 // SoftWalltime records a running job's extended soft walltime

@@ -128,6 +128,10 @@ type Reservation struct {
 	// later occurrences while pbs_ralter changed the current one's (0: the
 	// same as Duration).
 	OccurrenceDuration int64 `json:"occurrence_duration,omitempty"`
+
+	// Degradation, maintenance and job-specific reservations
+	// (resv_degrade.go).
+	ResvExtra
 }
 
 // Copy returns a deep copy.
@@ -138,6 +142,7 @@ func (r *Reservation) Copy() *Reservation {
 	c.AuthorizedUsers = append([]string(nil), r.AuthorizedUsers...)
 	c.Nodes = append([]ExecChunk(nil), r.Nodes...)
 	c.Occurrences = append([]int64(nil), r.Occurrences...)
+	c.ResvExtra = r.ResvExtra.copy()
 	c.copyAlterFields()
 	return &c
 }

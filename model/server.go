@@ -125,6 +125,9 @@ type ServerConfig struct {
 	MaxQueued    string `json:"max_queued,omitempty"`
 	MaxRunSoft   string `json:"max_run_soft,omitempty"` // server_softlimits (model/preempt.go)
 	MaxArraySize int64  `json:"max_array_size,omitempty"`
+	// ReserveRetryTime is reserve_retry_time: seconds between attempts to
+	// replace a degraded reservation's vnodes (0: every cycle).
+	ReserveRetryTime int64 `json:"reserve_retry_time,omitempty"`
 	// MaxConcurrentProvision bounds vnodes provisioned at once (default 5).
 	MaxConcurrentProvision int64    `json:"max_concurrent_provision,omitempty"`
 	FlatUID                bool     `json:"flatuid,omitempty"`

@@ -378,7 +378,7 @@ func (w *writer) run(r *model.RunDecision, now int64) bool {
 	vnodes := map[string]*model.Vnode{}
 	for name, amounts := range need {
 		v := w.vnode(name)
-		if v == nil || v.State&model.Unavailable != 0 {
+		if v == nil || v.State&runBlockers(j) != 0 {
 			return false
 		}
 		if r.Exclusive && len(v.Jobs) > 0 {
@@ -439,6 +439,7 @@ func (w *writer) run(r *model.RunDecision, now int64) bool {
 	w.note(j, now, "Job Run at request of Scheduler on exec_vnode %s", j.ExecVnode(w.meta().Config.Defs))
 	w.provisionEnqueue(j, now) // provisioning hook point: R substate 71 when vnodes need it
 	w.putJob(j)
+	w.resvFromJob(j, now) // qsub -W create_resv_from_job (apply_resv_job.go)
 	if parent != nil {
 		w.subjobStarted(parent, j, now)
 	}

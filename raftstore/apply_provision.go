@@ -119,7 +119,7 @@ func (w *writer) provisionCheckRun(j *model.Job, r *model.RunDecision) (ok, hold
 			}
 			// One host, one unit: nothing may run on it while it is
 			// reimaged (the scheduler checked the same on its snapshot).
-			if len(v.Jobs) > 0 || v.State&model.Unavailable != 0 {
+			if len(v.Jobs) > 0 || v.State&runBlockers(j) != 0 {
 				return false, false
 			}
 		}

@@ -29,6 +29,12 @@ func (w *writer) putResv(r *model.Reservation) {
 // it unconfirmed and creates its queue (enabled at confirmation, started
 // at the start time).
 func (w *writer) submitResv(c *SubmitResv) any {
+	switch {
+	case len(c.Resv.Hosts) > 0:
+		return w.submitMaintResv(c) // apply_resv_maint.go
+	case c.Resv.QmoveJob != "" && !c.Resv.ASAP:
+		return w.submitRunningJobResv(c) // pbs_rsub --job (apply_resv_job.go)
+	}
 	if c.Resv.Token != "" {
 		if raw, _ := w.txn.First(tableResvs, "token", c.Resv.Token); raw != nil {
 			return raw.(*model.Reservation).ID
@@ -97,6 +103,10 @@ func (w *writer) setResvQueue(name string, enabled, started, remove bool) {
 // queue goes away.
 func (w *writer) resvDecisions(ds []model.ResvDecision, now int64) {
 	for _, d := range ds {
+		if d.Reconfirm {
+			w.resvReconfirm(d, now)
+			continue
+		}
 		r := w.resv(d.ID)
 		if r != nil && r.Gone == 0 && r.State == model.ResvBeingAltered {
 			w.alterDecision(r, d, now) // pbs_ralter (apply_resv_alter.go)
@@ -119,6 +129,7 @@ func (w *writer) resvDecisions(ds []model.ResvDecision, now int64) {
 		r.State, r.Substate = model.ResvConfirmed, model.ResvConfirmed
 		r.Comment = fmt.Sprintf("Reservation confirmed at %s", pbsTime(now))
 		w.setResvQueue(r.Queue, true, false, false)
+		w.confirmJobResv(r, d, now)
 		w.putResv(r)
 	}
 }
@@ -145,22 +156,28 @@ func (w *writer) resvEvent(c *ResvEvent) any {
 	}
 	switch c.Kind {
 	case ResvEventStart:
-		if r.State != model.ResvConfirmed || c.Now < r.Start {
+		if !r.Waiting() || c.Now < r.Start {
 			return &ResvEventResult{}
 		}
 		r = r.Copy()
-		r.State, r.Substate, r.Mtime = model.ResvRunning, model.ResvRunning, c.Now
+		if r.State == model.ResvDegraded {
+			r.State, r.Mtime = model.ResvRunning, c.Now // substate stays DG (or IC)
+		} else {
+			r.State, r.Substate, r.Mtime = model.ResvRunning, model.ResvRunning, c.Now
+		}
 		w.setResvQueue(r.Queue, true, true, false)
 		w.putResv(r)
 		return &ResvEventResult{Done: true}
 	case ResvEventEnd:
-		if (r.State != model.ResvRunning && r.State != model.ResvConfirmed) || c.Now < r.End {
+		if (r.State != model.ResvRunning && !r.Waiting()) || c.Now < r.End {
 			return &ResvEventResult{}
 		}
 		w.endResv(r, c.Now)
 		return &ResvEventResult{Done: true}
 	case ResvEventProvision:
 		return w.provisionResv(r, c.Now)
+	case ResvEventIdle:
+		return w.resvIdle(r, c.Now)
 	}
 	return fmt.Errorf("unknown reservation event %q", c.Kind)
 }
@@ -227,6 +244,12 @@ func (w *writer) endResv(r *model.Reservation, now int64) {
 		r.State, r.Substate = model.ResvConfirmed, model.ResvConfirmed
 		r.Provisioned = false
 		r.Comment = fmt.Sprintf("Occurrence %d of %d", r.Index, r.Count)
+		if len(r.BaseNodes) > 0 {
+			// The replacements served one occurrence; the next is on the
+			// reservation's own vnodes (degraded again if still down).
+			r.Nodes, r.BaseNodes = r.BaseNodes, nil
+		}
+		r.RetryAt, r.Unavailable = 0, nil
 		w.setResvQueue(r.Queue, true, false, false)
 		w.putResv(r)
 		return

@@ -21,6 +21,7 @@ const (
 	ResvEventEnd       = "end"       // end time reached: jobs handled, next occurrence or gone
 	ResvEventProvision = "provision" // AOE lead time reached: provision its hosts
 	ResvEventPurge     = "purge"     // drop tombstones gone before Before
+	ResvEventIdle      = "idle"      // delete_idle_time: note, forget or act on an empty reservation
 )
 
 // ResvEvent is one timed transition of a reservation. The FSM re-checks

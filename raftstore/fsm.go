@@ -157,6 +157,7 @@ func (f *FSM) applyEntry(st *StateStore, txn *memdb.Txn, l *raft.Log) (res any, 
 	}()
 	w := &writer{txn: txn, index: l.Index, appended: l.AppendedAt.Unix(), pack: st.pack, tokens: st.tokens}
 	res = w.apply(cmd)
+	w.resvSweep()
 	w.flushAcct()
 	return res, cmd.Type(), w.events, true
 }

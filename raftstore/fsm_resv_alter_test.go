@@ -33,6 +33,8 @@ func TestResvAlterDeniedRevertsConfirmedApplies(t *testing.T) {
 		r.AlterOutcome != model.ResvAlterDenied || r.Comment != "Reservation alter denied: no room" || len(r.Nodes) != 1 {
 		t.Errorf("after denial: %+v", r)
 	}
+	// n2 must exist: a reservation on a vnode that does not is degraded.
+	registerNode(h, "n2", "2")
 	moved := []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "n2", Host: "n2", Amounts: map[string]float64{"ncpus": 2}}}}}
 	h.apply(&AlterResv{ID: "R0.svr", Now: 140, Reconfirm: true, Start: 1000, End: 3000, Duration: 2000})
 	h.apply(&ApplyPlan{Now: 150, Resvs: []model.ResvDecision{{ID: "R0.svr", Confirm: true, Nodes: moved}}})

@@ -1,8 +1,6 @@
 package raftstore
 
 import (
-	"bytes"
-	"io"
 	"testing"
 
 	"github.com/strata-hpc/strata/model"
@@ -98,15 +96,7 @@ func TestResvDenyAndDelete(t *testing.T) {
 	if h.snap().Reservation("R0.svr") != nil || h.snap().Reservation("R1.svr") == nil {
 		t.Errorf("purge removed the wrong tombstones")
 	}
-	snap, _ := h.fsm.Snapshot()
-	sink := &memSink{}
-	if err := snap.Persist(sink); err != nil {
-		t.Fatal(err)
-	}
-	h2 := newHarness(t)
-	if err := h2.fsm.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
-		t.Fatal(err)
-	}
+	h2 := h.restored(t)
 	if h2.snap().Reservation("R1.svr") == nil {
 		t.Errorf("reservation lost in a snapshot")
 	}

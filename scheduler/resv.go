@@ -69,6 +69,9 @@ func (c *cycle) reservations() []*model.Job {
 			c.holdResv(r, startedIn)
 		}
 	}
+	// Degraded reservations are existing commitments: their replacements
+	// are found before new reservations are confirmed (resv_degrade.go).
+	replaced := c.reconfirmDegraded()
 	var pending []*model.Reservation
 	for _, r := range s.Reservations {
 		if r.State == model.ResvUnconfirmed && r.Gone == 0 {
@@ -99,7 +102,7 @@ func (c *cycle) reservations() []*model.Job {
 			c.holdResv(r, startedIn)
 		}
 	}
-	for _, r := range confirmed {
+	for _, r := range append(confirmed, replaced...) {
 		c.holdResv(r, startedIn)
 	}
 	return rest
@@ -130,6 +133,9 @@ func (c *cycle) confirm(r *model.Reservation) model.ResvDecision {
 	now := c.snap.Now
 	deny := func(why string) model.ResvDecision {
 		return model.ResvDecision{ID: r.ID, Reason: resvFailPrefix + why}
+	}
+	if r.ASAP {
+		return c.confirmASAP(r) // resv_job.go
 	}
 	if r.End <= now {
 		return deny(msgResvPast)
@@ -171,9 +177,10 @@ func (c *cycle) confirm(r *model.Reservation) model.ResvDecision {
 // running one holds only what its own jobs do not already use, since
 // those are in the overlay.
 func (c *cycle) holdResv(r *model.Reservation, startedIn []started) {
-	exec, ok := c.knownExec(r.Nodes)
-	if !ok {
-		return // a vnode of it is gone: nothing of it can be held
+	exec := c.knownShares(r.Nodes) // a vnode of a degraded one may be gone
+	later := r.Nodes
+	if len(r.BaseNodes) > 0 {
+		later = r.BaseNodes // this occurrence runs on replacements
 	}
 	excl := r.AOE != "" || r.Place.Sharing == model.SharingExcl || r.Place.Sharing == model.SharingExclHost
 	now := c.snap.Now
@@ -185,7 +192,7 @@ func (c *cycle) holdResv(r *model.Reservation, startedIn []started) {
 	}
 	for k := r.Index; k > 0 && k < len(r.Occurrences); k++ {
 		s := r.Occurrences[k]
-		c.cal.addHold(c.st, holdReservation, r.Nodes, max(now, s-c.lead(r)), s+r.LaterDuration(), excl)
+		c.cal.addHold(c.st, holdReservation, c.knownShares(later), max(now, s-c.lead(r)), s+r.LaterDuration(), excl)
 	}
 }
 

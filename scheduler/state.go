@@ -86,7 +86,10 @@ func newState(vnodes []*model.Vnode, defs model.ResourceDefs) *state {
 			s.total[r] += c
 			s.srvFree[r] += max(0, s.avail0[i*s.nres+r])
 		}
-		s.eligible[i] = v.State&model.Unavailable == 0
+		// resv-exclusive and maintenance mirror reservations the calendar
+		// already holds: the vnode stays eligible for their own jobs and
+		// for windows after them.
+		s.eligible[i] = v.State&(model.Unavailable&^(model.NodeResvExclusive|model.NodeMaintenance)) == 0
 		s.used[i] = len(v.Jobs) > 0 || v.ExclusiveJob != ""
 		s.held[i] = v.ExclusiveJob != ""
 		if s.counts(i) {

@@ -38,7 +38,7 @@ func (s *Server) handleResvSubmit(w http.ResponseWriter, r *http.Request, id *Id
 	if err := s.resvsubHooks(r.Context(), &req, id, &cfg); err != nil { // hooks_resv.go
 		return nil, err
 	}
-	resv, err := buildResv(&req, id, &cfg, s.now().Unix())
+	resv, err := buildResvExtra(&req, id, &cfg, snap, s.now().Unix()) // resv_maint.go
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func buildResv(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerConfig
 	default:
 		return nil, badTimeSpec()
 	}
-	if dur <= 0 || end <= start || start < now-60 {
+	if dur <= 0 || end <= start || start < now {
 		return nil, badTimeSpec()
 	}
 	res["walltime"] = model.FormatDuration(dur)

@@ -47,6 +47,7 @@ func (s *Server) resvStep(snap *raftstore.StateSnapshot) time.Time {
 	now := s.now().Unix()
 	next := now + 3600
 	purge := false
+	busy := busyQueues(snap) // resv_degrade.go
 	for _, r := range snap.Reservations() {
 		if r.Gone != 0 {
 			if r.Gone+resvTombstoneTTL <= now {
@@ -55,7 +56,8 @@ func (s *Server) resvStep(snap *raftstore.StateSnapshot) time.Time {
 			next = min(next, r.Gone+resvTombstoneTTL)
 			continue
 		}
-		if r.AOE != "" && !r.Provisioned && r.State == model.ResvConfirmed {
+		next = min(next, s.resvExtraStep(r, busy, now))
+		if r.AOE != "" && !r.Provisioned && (r.State == model.ResvConfirmed || (r.State == model.ResvRunning && !r.Degraded())) {
 			lead := r.Start - info.Estimate(r.AOE)
 			if now >= lead {
 				s.resvEvent(r.ID, raftstore.ResvEventProvision, now)
@@ -64,11 +66,11 @@ func (s *Server) resvStep(snap *raftstore.StateSnapshot) time.Time {
 			}
 		}
 		switch {
-		case (r.State == model.ResvRunning || r.State == model.ResvConfirmed) && now >= r.End:
+		case (r.State == model.ResvRunning || r.Waiting()) && now >= r.End:
 			s.resvEvent(r.ID, raftstore.ResvEventEnd, now)
-		case r.State == model.ResvConfirmed && now >= r.Start:
+		case r.Waiting() && now >= r.Start:
 			s.resvEvent(r.ID, raftstore.ResvEventStart, now)
-		case r.State == model.ResvConfirmed:
+		case r.Waiting():
 			next = min(next, r.Start)
 		case r.State == model.ResvRunning:
 			next = min(next, r.End)

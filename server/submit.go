@@ -152,6 +152,9 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 			return nil, err
 		}
 	}
+	if j.CreateResvFromJob = req.CreateResvFromJob; j.CreateResvFromJob && (req.ArrayIndices != "" || model.IsResvQueue(j.Queue)) {
+		return nil, model.Errorf(model.PBSEBadAttrVal, " create_resv_from_job") // not for arrays or jobs already in a reservation
+	}
 	if j.Depend, j.Deps, err = parseDepend(req.Depend, cfg.Name); err != nil {
 		return nil, err
 	}

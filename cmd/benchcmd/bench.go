@@ -142,6 +142,7 @@ func run(c *cli.Context) error {
 		}
 	}
 	out := report(results, e2e, gobench)
+	out += resvSection(gobench) // resv.go
 	if p := c.String("cycle"); p != "" {
 		if b, err := os.ReadFile(p); err == nil {
 			out += cycleSection(string(b))

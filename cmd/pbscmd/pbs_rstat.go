@@ -192,6 +192,7 @@ func writeResvFull(w io.Writer, r api.ResvInfo, loc *time.Location) {
 		line("reserve_index", strconv.Itoa(r.Index))
 		line("reserve_timezone", r.TZ)
 	}
+	writeResvExtra(line, r.Reservation, ts) // pbs_rsub_maint.go
 	if r.Comment != "" {
 		line("comment", r.Comment)
 	}

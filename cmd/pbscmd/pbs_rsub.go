@@ -37,6 +37,9 @@ const rsubUsage = `usage: pbs_rsub [-I seconds] [-m mail_points] [-M mail_list]
                 [-N reservation_name] [-R start_time] [-E end_time] [-D duration]
                 [-q destination] [-r rrule] [-U user_list] [-G group_list]
                 [-H auth_host_list] [-l resource_list]
+                [-W qmove=jobid] [-W delete_idle_time=duration]
+       pbs_rsub --hosts host [host ...] -R start_time -E end_time
+       pbs_rsub --job jobid
        pbs_rsub --version
 `
 
@@ -52,10 +55,12 @@ func Rsub(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stdout, "pbs_version = %s\n", api.PBSVersion)
 		return 0
 	}
+	args, hosts, job := splitHostsOpt(args) // pbs_rsub_maint.go
 	req, wait, err := parseRsub(env, args)
 	if err != nil {
 		return reportUsage(env, "pbs_rsub", rsubUsage, err)
 	}
+	req.MaintHosts, req.Job = hosts, job
 	s := newSession(env)
 	client, ok := s.client.(resvServer)
 	if !ok {
@@ -67,7 +72,7 @@ func Rsub(ctx context.Context, env *Env, args []string) int {
 		return reportResvErr(env, "pbs_rsub", err, "")
 	}
 	if wait == 0 {
-		fmt.Fprintf(env.Stdout, "%s UNCONFIRMED\n", id)
+		fmt.Fprintf(env.Stdout, "%s %s\n", id, submittedState(req))
 		return 0
 	}
 	state := waitResv(ctx, env, client, id, time.Duration(abs(wait))*time.Second)
@@ -169,7 +174,11 @@ func parseRsub(env *Env, args []string) (*api.ResvSubmitRequest, int64, error) {
 			req.MailPoints = v
 		case 'M':
 			req.MailUsers = v
-		case 'q', 'W':
+		case 'W':
+			if err := parseRsubW(req, v); err != nil { // pbs_rsub_maint.go
+				return nil, 0, err
+			}
+		case 'q':
 			// Accepted so scripts work (docs/reservations.md).
 		}
 	}

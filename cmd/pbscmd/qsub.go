@@ -277,6 +277,13 @@ func submitRequest(env *Env, o *qsubOpts, defaultName string) (*submitReq, error
 	req.Umask, _ = o.wValue("umask")
 	req.Stagein, _ = o.wValue("stagein")
 	req.Stageout, _ = o.wValue("stageout")
+	if v, ok := o.wValue("create_resv_from_job"); ok {
+		b, err := model.ParseBool(v)
+		if err != nil {
+			return nil, errIllegalOpt('W')
+		}
+		req.CreateResvFromJob = b
+	}
 	req.ArrayIndices = o.vals['J']
 	if v, ok := o.wValue("block"); ok {
 		req.block, _ = model.ParseBool(v)

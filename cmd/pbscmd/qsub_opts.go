@@ -151,7 +151,7 @@ func mergeQsub(sources ...*qsubOpts) *qsubOpts {
 }
 
 // qsubWAttrs are the -W attributes qsub honours.
-var qsubWAttrs = map[string]bool{"depend": true, "block": true, "group_list": true, "umask": true, "stagein": true, "stageout": true}
+var qsubWAttrs = map[string]bool{"depend": true, "block": true, "group_list": true, "umask": true, "stagein": true, "stageout": true, "create_resv_from_job": true}
 
 // wValue returns the last value of a -W attribute.
 func (o *qsubOpts) wValue(name string) (string, bool) {

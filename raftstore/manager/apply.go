@@ -111,6 +111,8 @@ func setServerAttr(c *model.ServerConfig, a Attr) error {
 		return setInt(&c.MaxArraySize, a, 0, 0)
 	case "max_concurrent_provision":
 		return setInt(&c.MaxConcurrentProvision, a, 0, 1)
+	case "reserve_retry_time":
+		return setInt(&c.ReserveRetryTime, a, 0, 0)
 	case "max_job_sequence_id":
 		if a.Op == "" {
 			c.MaxJobSequenceID = 9999999

@@ -79,6 +79,7 @@ func DescribeServer(c *model.ServerConfig) Object {
 	it.add("max_array_size", itoa(c.MaxArraySize))
 	it.add("max_concurrent_provision", itoa(c.MaxConcurrentProvision))
 	it.add("max_job_sequence_id", itoa(c.MaxJobSequenceID))
+	it.add("reserve_retry_time", itoa(c.ReserveRetryTime))
 	it.add("scheduler_iteration", itoa(c.SchedulerIteration))
 	it.add("log_events", strconv.Itoa(c.LogEventMask()))
 	it.add("flatuid", boolIf(c.FlatUID))

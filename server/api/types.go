@@ -59,6 +59,8 @@ type SubmitRequest struct {
 	// (execution_path@host:storage_path[,...]).
 	Stagein  string `json:"stagein,omitempty"`
 	Stageout string `json:"stageout,omitempty"`
+	// CreateResvFromJob is -W create_resv_from_job=true.
+	CreateResvFromJob bool `json:"create_resv_from_job,omitempty"`
 	// ArrayIndices is -J X-Y[:Z][%N]: the job is an array.
 	ArrayIndices string `json:"array_indices,omitempty"`
 	// Interactive is qsub -I's listening address (host:port) and

@@ -24,6 +24,14 @@ type ResvSubmitRequest struct {
 	Hosts      []string `json:"hosts,omitempty"`
 	MailPoints string   `json:"mail_points,omitempty"`
 	MailUsers  string   `json:"mail_users,omitempty"`
+	// MaintHosts is pbs_rsub --hosts: a maintenance reservation (managers).
+	MaintHosts []string `json:"maint_hosts,omitempty"`
+	// Qmove is -W qmove=<job>: an ASAP reservation for a queued job.
+	Qmove string `json:"qmove,omitempty"`
+	// Job is pbs_rsub --job: a reservation of a running job's vnodes.
+	Job string `json:"job,omitempty"`
+	// DeleteIdleTime is -W delete_idle_time (seconds).
+	DeleteIdleTime int64 `json:"delete_idle_time,omitempty"`
 }
 
 // ResvSubmitResponse names the new reservation.

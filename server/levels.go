@@ -132,6 +132,27 @@ func (s *Server) mayEmit(t raftstore.MessageType) bool {
 	return t.Level() <= l
 }
 
+// knownBelow reports whether a voter has announced a level below level.
+//
+// ServerInfo alone is gated by this instead of mayEmit: its records are
+// how levels and addresses become known, so a voter that has not
+// announced (it may not know where a leader added at run time listens,
+// since that is in the very record held back) must not hold it back, or
+// neither side ever learns of the other. A server too old to announce
+// refuses the entry like any unknown type, which costs it nothing.
+func (s *Server) knownBelow(level int) bool {
+	peers, err := s.node.Peers()
+	if err != nil {
+		return true
+	}
+	for _, p := range peers {
+		if l, known := s.levelOf(p.ID); p.Voter && known && l < level {
+			return true
+		}
+	}
+	return false
+}
+
 // serversLoop (leader) writes the servers' announcements into replicated
 // state once every voter applies ServerInfo, and forgets servers that left
 // the Raft configuration.
@@ -167,7 +188,7 @@ func (s *Server) reconcileServers() {
 	if len(want) == 0 {
 		return
 	}
-	if !s.mayEmit(raftstore.ServerInfoType) {
+	if s.knownBelow(raftstore.ServerInfoType.Level()) {
 		_, behind := s.clusterLevel()
 		var ids []string
 		for _, w := range want {

@@ -129,7 +129,9 @@ func TestWebSessionsAndJobVisibility(t *testing.T) {
 	base := webBase(t, c)
 	c.must("qmgr", "-c", "set server query_other_jobs = false")
 	rootJob := c.submit("sleep 600\n", "-N", "rootsecret")
-	r := c.runAs(nobody, "sleep 600\n", "qsub", "-N", "nobodys")
+	// nobody's login shell is nologin: the job names a shell (-S), or it
+	// would end at once, as it does under PBS.
+	r := c.runAs(nobody, "sleep 600\n", "qsub", "-N", "nobodys", "-S", "/bin/sh")
 	if r.code != 0 {
 		t.Fatalf("qsub as nobody: %+v", r)
 	}

@@ -3,19 +3,14 @@ package pbscmd
 import (
 	"strings"
 	"time"
+
+	"github.com/strata-hpc/strata/model/pbsattr"
 )
 
-// ctimeLayout is C's ctime() without the newline: "Sat Nov 21 19:44:08 2026",
-// the day of the month padded with a space. Every PBS command prints times
-// this way, and scripts parse it.
-const ctimeLayout = "Mon Jan _2 15:04:05 2006"
-
-// formatCtime prints epoch seconds in ctime style in loc.
+// formatCtime prints epoch seconds in ctime style in loc: every PBS
+// command prints times this way, and scripts parse it.
 func formatCtime(epoch int64, loc *time.Location) string {
-	if loc == nil {
-		loc = time.Local
-	}
-	return time.Unix(epoch, 0).In(loc).Format(ctimeLayout)
+	return pbsattr.FormatCtime(epoch, loc)
 }
 
 // truncMark cuts s to width when it is longer, making the last visible

@@ -2,7 +2,6 @@ package pbscmd
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -81,48 +80,4 @@ func formatEstStart(est int64, now time.Time) string {
 		return t.Format("Jan")
 	}
 	return t.Format("2006")
-}
-
-// arrayAttrs are the array attributes of qstat -f: a parent's array,
-// array_state_count, array_indices_submitted, array_indices_remaining and
-// max_run_subjobs; a subjob's array_id and array_index.
-func arrayAttrs(j *model.Job) []attr {
-	switch {
-	case j.IsArray():
-		a := j.Array
-		queued := a.Queued.Count()
-		done := a.Done.Count()
-		out := []attr{
-			{Name: "array", Value: "True"},
-			{Name: "array_state_count", Value: fmt.Sprintf("Queued:%d Running:%d Exiting:0 Expired:%d", queued, a.Running(), done)},
-			{Name: "array_indices_submitted", Value: a.Submitted()},
-			{Name: "array_indices_remaining", Value: a.Indices(a.Queued)},
-		}
-		if a.MaxRun > 0 {
-			out = append(out, attr{Name: "max_run_subjobs", Value: fmt.Sprint(a.MaxRun)})
-		}
-		return out
-	case j.IsSubjob():
-		return []attr{{Name: "array_id", Value: j.ArrayID}, {Name: "array_index", Value: fmt.Sprint(j.ArrayIndex)}}
-	}
-	return nil
-}
-
-// estimateAttrs are a top job's estimated.exec_vnode and
-// estimated.start_time.
-func estimateAttrs(j *model.Job, defs model.ResourceDefs, loc *time.Location) []attr {
-	if j.EstStart == 0 {
-		return nil
-	}
-	var out []attr
-	if len(j.EstExec) > 0 {
-		out = append(out, attr{Name: "estimated", Resource: "exec_vnode", Value: j.EstExecVnode(defs)})
-	}
-	out = append(out, attr{Name: "estimated", Resource: "start_time", Value: formatCtime(j.EstStart, loc)})
-	if j.TopJob {
-		// A job the scheduler holds resources for (backfill_depth), as
-		// OpenPBS marks it.
-		out = append(out, attr{Name: "topjob", Value: model.FormatBool(true)})
-	}
-	return out
 }

@@ -194,7 +194,8 @@ func TestWebPageInBrowser(t *testing.T) {
 	trace := c.must("tracejob", plain)
 	attrs := regexp.MustCompile(`(?s)<pre id="job-attrs">(.*?)</pre>`).FindStringSubmatch(dom)
 	lines := regexp.MustCompile(`(?s)<pre id="job-trace">(.*?)</pre>`).FindStringSubmatch(dom)
-	if attrs == nil || !strings.Contains(attrs[1], "Job Id: "+plain) || !strings.Contains(attrs[1], "name = plain") || !strings.Contains(attrs[1], "state = R") {
+	if attrs == nil || !strings.Contains(attrs[1], "Job Id: "+plain) || !strings.Contains(attrs[1], "    Job_Name = plain\n") ||
+		!strings.Contains(attrs[1], "    job_state = R\n") || !strings.Contains(attrs[1], "    Resource_List.select = ") {
 		t.Errorf("job detail attributes: %v", attrs)
 	}
 	// The first event (queued) reads the same on the page as in tracejob.

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/model/pbsattr"
 	"github.com/strata-hpc/strata/raftstore"
 	"github.com/strata-hpc/strata/server/api"
 )
@@ -184,7 +185,7 @@ func (h *Handler) job(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, status, errorBody{Code: pe.Code, Msg: pe.Msg})
 		return
 	}
-	writeJSON(w, http.StatusOK, jobDetail{Job: api.NewJobStatus(j)})
+	writeJSON(w, http.StatusOK, jobDetail{Job: api.NewJobStatus(j), Attrs: pbsattr.Job(j, snap.Config().Defs.WithBuiltins(), nil)})
 }
 
 func (h *Handler) snapshot(w http.ResponseWriter) *raftstore.StateSnapshot {
@@ -205,6 +206,9 @@ type errorBody struct {
 // (tracejob's lines) in its "history" field.
 type jobDetail struct {
 	Job *api.JobStatus `json:"job"`
+	// Attrs are the job's attributes as qstat -f names and writes them
+	// (times in the server's zone), in qstat -f's order.
+	Attrs []pbsattr.Attr `json:"attrs"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -140,12 +140,10 @@ function drawProv(o) {
     el("td", {}, hms(s.mean_secs)), el("td", {}, hms(s.last_secs)), el("td", {}, when(s.last_ended)))));
 }
 
-// flatten turns the job status into qstat -f's "name = value" lines.
-function flatten(prefix, v, out) {
-  if (v === null || v === undefined || v === "") return;
-  if (Array.isArray(v)) { if (v.length) out.push(prefix + " = " + JSON.stringify(v)); return; }
-  if (typeof v === "object") { for (const k of Object.keys(v).sort()) flatten(prefix ? prefix + "." + k : k, v[k], out); return; }
-  out.push(prefix + " = " + v);
+// attrLine is one "name = value" line of qstat -f (name.resource for
+// resources).
+function attrLine(a) {
+  return (a.Resource ? a.Name + "." + a.Resource : a.Name) + " = " + a.Value;
 }
 
 async function showJob(id) {
@@ -160,11 +158,9 @@ async function showJob(id) {
     document.getElementById("job-trace").textContent = "";
     return;
   }
-  const j = body.job, lines = [];
+  const j = body.job;
   const hist = j.history || [];
-  delete j.history;
-  for (const k of Object.keys(j)) flatten(k, j[k], lines);
-  document.getElementById("job-attrs").textContent = "Job Id: " + j.id + "\n" + lines.filter(l => !l.startsWith("id =")).map(l => "    " + l).join("\n");
+  document.getElementById("job-attrs").textContent = "Job Id: " + j.id + "\n" + (body.attrs || []).map(a => "    " + attrLine(a)).join("\n");
   document.getElementById("job-trace").textContent = "Job: " + j.id + "\n\n" + hist.map(e => stamp(e.t) + "  S    " + e.text).join("\n");
 }
 

@@ -22,8 +22,8 @@ func Command() *cli.Command {
 	return &cli.Command{
 		Name:      "simulate",
 		Usage:     "replay an SWF workload trace through the scheduler in virtual time",
-		UsageText: "strata simulate --trace FILE.swf[.gz] [--window START:COUNT] [--procs N] [--policy fcfs|easy|conservative|strata] [--estimates user|exact] [--state-machine] [-F json]",
-		Flags: []cli.Flag{
+		UsageText: "strata simulate --trace FILE.swf[.gz] [--window START:COUNT] [--procs N] [--policy fcfs|easy|conservative|strata] [--estimates user|exact] [--state-machine] [--aoes N --reimage-time S [--app-time S] [--provision-policy P] [--max-concurrent-provision K]] [-F json]",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "trace", Required: true, Usage: "SWF file (.gz is read compressed)"},
 			&cli.StringFlag{Name: "window", Usage: "simulate jobs START..START+COUNT-1 of the trace (after dropped records)"},
 			&cli.IntFlag{Name: "procs", Usage: "machine size in processors (default: the header's MaxProcs)"},
@@ -31,10 +31,13 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "estimates", Value: "user", Usage: "walltime: user (the trace's request) or exact (the run time)"},
 			&cli.StringFlag{Name: "F", Usage: "output format: json"},
 			&cli.BoolFlag{Name: "state-machine", Usage: "keep the state in the server's state machine and apply every cycle as the leader commits it (about 3x slower; same results)"},
-		},
+		}, aoeFlags()...), // provisioning (aoe.go)
 		Action: func(c *cli.Context) error {
 			opt, err := options(c.String("window"), c.Int("procs"), c.String("policy"), c.String("estimates"))
 			if err != nil {
+				return cli.Exit("strata simulate: "+err.Error(), 2)
+			}
+			if opt.AOE, err = aoeOptions(c); err != nil {
 				return cli.Exit("strata simulate: "+err.Error(), 2)
 			}
 			tr, err := sim.ReadFile(c.String("trace"))
@@ -112,5 +115,8 @@ makespan:           %d s
 cycles:             %d
 `, trace, r.Policy, r.Estimates, r.Nodes, r.PPN, r.Procs, r.Jobs, r.Capped, r.TooLarge,
 		r.AvgWait, r.AvgBSLD, 100*r.Util, r.Makespan, r.Cycles)
-	return err
+	if err != nil {
+		return err
+	}
+	return writeAOE(w, r.AOEResult)
 }

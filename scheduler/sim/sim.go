@@ -33,6 +33,8 @@ type Options struct {
 	// Exact uses the actual run time as walltime instead of the user's
 	// request.
 	Exact bool
+	// AOE adds provisioning (aoe.go); AOE.AOEs 0 runs without AOEs.
+	AOE AOEOptions
 }
 
 // Config returns the scheduler configuration of a policy.
@@ -68,6 +70,7 @@ type Result struct {
 	Cycles    int     `json:"cycles"`
 	Capped    int     `json:"capped_at_walltime"`
 	TooLarge  int     `json:"dropped_too_large"`
+	*AOEResult
 }
 
 // machine derives the node layout: MaxNodes vnodes of MaxProcs/MaxNodes
@@ -92,7 +95,12 @@ func machine(tr *Trace, procs int) (nodes, ppn int) {
 
 // Machine is the simulated cluster: Nodes vnodes of PPN cpus each, named
 // n00000, n00001, ...
-type Machine struct{ Nodes, PPN int }
+type Machine struct {
+	Nodes, PPN int
+	// AOEs, when set, are offered by every vnode; vnode i starts on
+	// AOEs[i mod len(AOEs)] (aoe.go).
+	AOEs []string
+}
 
 // VnodeName is the name of vnode i.
 func VnodeName(i int) string { return fmt.Sprintf("n%05d", i) }
@@ -104,6 +112,7 @@ type JobSpec struct {
 	Seq      int64
 	Chunks   int
 	Walltime int64
+	AOE      string // the environment the job asks for (aoe.go), or ""
 }
 
 // Books keep the simulated state: the simulator's own (Run, the fast
@@ -128,6 +137,12 @@ type simJob struct {
 	tj    TraceJob
 	spec  JobSpec
 	start int64
+	// With AOEs (aoe.go): the job's id, whether its start waited for
+	// provisioning, and its estimated start after its first cycle.
+	id          string
+	provisioned bool
+	est         int64
+	hasEst      bool
 }
 
 // Run simulates the trace under opt with the simulator's own books.
@@ -151,6 +166,14 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 	if opt.Exact {
 		res.Estimates = "exact"
 	}
+	var ar *aoeRun // provisioning (aoe.go)
+	var aoes []string
+	if opt.AOE.AOEs > 0 {
+		if ar, err = newAOERun(opt.AOE); err != nil {
+			return res, err
+		}
+		aoes = ar.names
+	}
 	var sj []*simJob
 	for i, tj := range window(tr.Jobs, opt.Start, opt.Count) {
 		chunks := (tj.Procs + ppn - 1) / ppn
@@ -165,17 +188,27 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 		if opt.Exact {
 			wall = tj.Run
 		}
-		sj = append(sj, &simJob{tj: tj, spec: JobSpec{TraceID: tj.ID, Seq: int64(i + 1), Chunks: chunks, Walltime: max(wall, 1)}})
+		spec := JobSpec{TraceID: tj.ID, Seq: int64(i + 1), Chunks: chunks, Walltime: max(wall, 1)}
+		if ar != nil {
+			spec.AOE = ar.jobAOE(tj)
+		}
+		sj = append(sj, &simJob{tj: tj, spec: spec})
 	}
 	res.Jobs = len(sj)
 	if len(sj) == 0 {
 		return res, nil
 	}
 	slices.SortStableFunc(sj, func(a, b *simJob) int { return cmpInt(a.tj.Submit, b.tj.Submit) })
-	b, err := books(Machine{Nodes: nodes, PPN: ppn}, cfg)
+	b, err := books(Machine{Nodes: nodes, PPN: ppn, AOEs: aoes}, cfg)
 	if err != nil {
 		return res, err
 	}
+	pb, _ := b.(provBooks)
+	if ar != nil && pb == nil {
+		return res, fmt.Errorf("these books do not model provisioning: AOEs need the simulator's own")
+	}
+	var fresh []*simJob // submitted at t (AOE estimates)
+	var prov scheduler.ProvisionInfo
 
 	byID := make(map[string]*simJob, len(sj))
 	var ends endHeap
@@ -202,11 +235,19 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 				return res, err
 			}
 			byID[id] = sj[next]
+			if ar != nil {
+				sj[next].id = id
+				fresh = append(fresh, sj[next])
+			}
 			next++
 			queued++
 		}
 		if queued == 0 {
 			continue
+		}
+		if ar != nil {
+			prov = ar.info(t)
+			pb.SetProvision(prov)
 		}
 		runs, err := b.Cycle(t)
 		if err != nil {
@@ -215,10 +256,18 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 		res.Cycles++
 		for _, d := range runs {
 			s := byID[d.JobID]
-			s.start = t
+			var delay int64
+			if ar != nil {
+				delay = ar.started(s, d, t, prov)
+			}
+			s.start = t + delay
 			queued--
-			heap.Push(&ends, end{t: t + s.tj.Run, seq: s.spec.Seq, id: d.JobID, run: d})
-			last = max(last, t+s.tj.Run)
+			heap.Push(&ends, end{t: s.start + s.tj.Run, seq: s.spec.Seq, id: d.JobID, run: d})
+			last = max(last, s.start+s.tj.Run)
+		}
+		if ar != nil {
+			ar.noteEstimates(b, fresh)
+			fresh = fresh[:0]
 		}
 	}
 	var wait, bsld, work float64
@@ -234,6 +283,9 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 	res.Makespan = last - first
 	if res.Makespan > 0 {
 		res.Util = work / (float64(res.Procs) * float64(res.Makespan))
+	}
+	if ar != nil {
+		res.AOEResult = ar.result(sj)
 	}
 	return res, nil
 }

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/strata-hpc/strata/model"
@@ -21,15 +22,15 @@ import (
 //     would have used as it is.
 const LookaheadProvision = "lookahead_provision"
 
-// Lookahead tuning. A reimage is chosen only when the expected wait for a
-// vnode on the AOE exceeds waitFactor times the reimage cost: walltimes
-// overstate how long jobs run (users ask for more than they use), so the
-// calendar's wait is discounted before it is compared with a reimage, and
-// a reimage also costs the capacity of the vnodes while they provision.
-const (
-	lookaheadWaitNum = 1
-	lookaheadWaitDen = 1
-)
+// lookaheadWeight weighs provisioning delay against waiting: a reimage
+// costs more than the job's own delay (the vnode's capacity while it
+// provisions, a slot of max_concurrent_provision others wait for, and
+// often a reimage back later), so a second of provisioning counts as this
+// many seconds of waiting.
+// Measured on the first 1,000 (Lublin 256) and 2,000 (SDSC-SP2) jobs with
+// 4 AOEs and 300 s reimages: 1 reimages most, 16 and more wait too long
+// on user walltimes; 4 is the best of both (docs/simulate.md).
+const lookaheadWeight = 4
 
 // verdict of a lookahead job that waits for vnodes on its AOE.
 const waitAOE verdict = conflicts + 1
@@ -118,8 +119,8 @@ func classAOE(cl *class) string {
 }
 
 // runLookahead is run for a job under lookahead_provision: on the AOE's
-// vnodes if they are free, else reimage or wait, whichever is expected to
-// start the job sooner. On waitAOE the comment says why.
+// vnodes if they are free, else reimage now or wait, whichever is expected
+// to start the job sooner (see choose). On waitAOE the comment says why.
 func (c *cycle) runLookahead(cl *class, dur int64) ([]model.ExecChunk, verdict) {
 	aoe := classAOE(cl)
 	if aoe == "" || !c.snap.Provision.Enabled {
@@ -132,19 +133,31 @@ func (c *cycle) runLookahead(cl *class, dur int64) ([]model.ExecChunk, verdict) 
 	if v == ran {
 		return exec, v
 	}
-	wait := c.aoeWait(cl, aoe)
-	cost := c.reimageCost(aoe)
-	if wait*lookaheadWaitNum <= cost*lookaheadWaitDen {
-		cl.waitComment = prefixNotRunning + fmt.Sprintf(msgWaitAOE, aoe, wait, cost)
-		return nil, waitAOE
+	ch := c.choose(cl, aoe)
+	if ch.now {
+		return c.run(cl, dur)
 	}
-	return c.run(cl, dur)
+	cl.waitOnAOE = ch.hosts == 0
+	cl.waitComment = prefixNotRunning + fmt.Sprintf(msgWaitAOE, aoe, ch.wait, ch.costNow)
+	return nil, waitAOE
 }
 
-// aoeWait is how long until enough vnodes already on aoe (and allowed for
-// the class) come free for the class's whole request, from the walltimes
-// of the jobs on them; forever-ish when there are not enough such vnodes.
-func (c *cycle) aoeWait(cl *class, aoe string) int64 {
+// choice is lookahead_provision's decision for a job that cannot start on
+// its AOE's vnodes now.
+type choice struct {
+	now     bool  // reimage now
+	wait    int64 // else: seconds to wait for more vnodes on the AOE
+	hosts   int   // ... and hosts to reimage then (0: none)
+	costNow int64 // the expected provisioning delay of starting now
+}
+
+// choose weighs starting the job now, reimaging what its AOE's free
+// vnodes do not cover, against waiting until more vnodes on the AOE come
+// free (from the walltimes of the jobs on them) and reimaging less or
+// nothing then. Each option's delay is its wait plus the provisioning it
+// needs, the latter weighted by lookaheadWeight; the smallest wins, ties
+// to the earliest.
+func (c *cycle) choose(cl *class, aoe string) choice {
 	la := c.look()
 	st := c.st
 	type cand struct {
@@ -166,29 +179,87 @@ func (c *cycle) aoeWait(cl *class, aoe string) int64 {
 	}
 	slices.SortFunc(cs, func(a, b cand) int { return cmp64(a.t, b.t) })
 	got := make([]float64, st.nres)
-	for _, x := range cs {
-		done := true
-		for r := range got {
-			got[r] += st.capa[x.v*st.nres+r]
-			done = done && got[r] >= cl.need[r]
+	now := c.snap.Now
+	i := 0
+	for i < len(cs) && cs[i].t <= now {
+		c.addCapa(got, cs[i].v)
+		i++
+	}
+	like := -1 // a vnode to size the missing request by
+	if len(cs) > 0 {
+		like = cs[0].v
+	}
+	hostsNow := c.deficit(cl, got, like)
+	costNow := c.reimageCost(aoe, hostsNow)
+	best := choice{now: true, hosts: hostsNow, costNow: costNow}
+	bestScore := lookaheadWeight * costNow
+	for i < len(cs) {
+		t := cs[i].t
+		for i < len(cs) && cs[i].t == t {
+			c.addCapa(got, cs[i].v)
+			i++
 		}
-		if done {
-			return max(0, x.t-c.snap.Now)
+		if t >= forever/2 {
+			break
+		}
+		h := c.deficit(cl, got, like)
+		score := t - now
+		if h > 0 {
+			score += lookaheadWeight * c.reimageCost(aoe, h)
+		}
+		if score < bestScore {
+			best, bestScore = choice{wait: t - now, hosts: h, costNow: costNow}, score
+		}
+		if h == 0 {
+			break // waiting longer cannot do better
 		}
 	}
-	return forever / 2
+	return best
 }
 
-// reimageCost is the expected delay a reimage to aoe adds before a job
-// can start: the learned estimate, plus the turns to wait for a slot of
-// max_concurrent_provision when more operations are under way than slots.
-func (c *cycle) reimageCost(aoe string) int64 {
+func (c *cycle) addCapa(got []float64, v int) {
+	st := c.st
+	for r := range got {
+		got[r] += st.capa[v*st.nres+r]
+	}
+}
+
+// deficit is about how many vnodes like v (-1: the average vnode) the
+// class's request needs beyond got; 0 when got covers it.
+func (c *cycle) deficit(cl *class, got []float64, v int) int {
+	st := c.st
+	n := 0
+	for r := range got {
+		miss := cl.need[r] - got[r]
+		if miss <= 0 {
+			continue
+		}
+		per := 0.0
+		if v >= 0 {
+			per = st.capa[v*st.nres+r]
+		} else if len(st.vnodes) > 0 {
+			per = st.total[r] / float64(len(st.vnodes))
+		}
+		if per > 0 {
+			n = max(n, int(math.Ceil(miss/per)))
+		} else {
+			n = max(n, 1)
+		}
+	}
+	return n
+}
+
+// reimageCost is the expected delay reimaging hosts hosts to aoe adds
+// before a job can start: the learned estimate, once per round of
+// max_concurrent_provision the operations under way and the job's own
+// take (they run FIFO, that many at a time).
+func (c *cycle) reimageCost(aoe string, hosts int) int64 {
 	p := &c.snap.Provision
 	est := p.Estimate(aoe)
 	if p.MaxConcurrent <= 0 {
 		return est
 	}
-	ahead := p.InFlight + c.look().pending
+	ahead := p.InFlight + c.look().pending + max(hosts, 1) - 1
 	return est * int64(1+ahead/p.MaxConcurrent)
 }
 

@@ -105,7 +105,7 @@ func (c *cycle) considerAs(j *model.Job, formula float64, runID string) bool {
 	if !known {
 		dur = c.duration(j)
 	}
-	est, ok := c.estimateProv(j, cl, dur, v == waitAOE) // provisioning hook point (aoe_lookahead.go)
+	est, ok := c.estimateProv(j, cl, dur, v == waitAOE && cl.waitOnAOE) // provisioning hook point (aoe_lookahead.go)
 	if !ok {
 		// No start found (e.g. it needs vnodes held for ever): like
 		// OpenPBS, it takes no slot.

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -177,7 +178,7 @@ func (c *cycle) choose(cl *class, aoe string) choice {
 			cs = append(cs, cand{v, la.freeAt[v]})
 		}
 	}
-	slices.SortFunc(cs, func(a, b cand) int { return cmp64(a.t, b.t) })
+	slices.SortFunc(cs, func(a, b cand) int { return cmp.Compare(a.t, b.t) })
 	got := make([]float64, st.nres)
 	now := c.snap.Now
 	i := 0
@@ -275,14 +276,4 @@ func (c *cycle) lookaheadRank(aoe string) func(v int) int {
 		}
 		return 1 + max(0, la.demand[cur])
 	}
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

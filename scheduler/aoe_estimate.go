@@ -24,7 +24,7 @@ func (c *cycle) estimateProv(j *model.Job, cl *class, dur int64, onAOE bool) (mo
 		return c.estimate(j, cl, dur)
 	}
 	la := c.look()
-	la.aoe, la.aoeOnly = classAOE(cl), true
+	la.aoeOnly = true
 	defer func() { la.aoeOnly = false }()
 	return c.estimate(j, cl, dur)
 }

@@ -13,11 +13,11 @@ import (
 // "lookahead_provision"). For a job with an AOE it
 //
 //  1. runs the job on vnodes already on its AOE when they are free now;
-//  2. otherwise compares the expected wait for enough vnodes already on
-//     the AOE (when the running jobs on them end, from their walltimes)
-//     with the cost of a reimage (the learned per-AOE estimate plus the
-//     queue in front of max_concurrent_provision), and waits when waiting
-//     is cheaper: the job keeps a top-job estimate on the AOE's vnodes;
+//  2. otherwise weighs starting now, reimaging what the AOE's free vnodes
+//     lack, against waiting until more of the AOE's vnodes come free (the
+//     walltime ends of the jobs on them) and reimaging less or nothing
+//     then (choose); a job that waits keeps a top-job estimate planned on
+//     the AOE's vnodes;
 //  3. when it reimages, takes first the vnodes whose current AOE the queue
 //     wants least, so a reimage does not take a vnode another queued job
 //     would have used as it is.
@@ -47,7 +47,6 @@ type lookahead struct {
 	freeAt  []int64        // vnode -> when the jobs on it end (now when unused)
 	pending int            // hosts this cycle sent to provisioning
 	aoeOnly bool           // placement may use only vnodes on the AOE (provUsable)
-	aoe     string         // the AOE of the class being placed
 }
 
 func (c *cycle) lookaheadOn() bool { return c.snap.Provision.Policy == LookaheadProvision }
@@ -128,7 +127,7 @@ func (c *cycle) runLookahead(cl *class, dur int64) ([]model.ExecChunk, verdict) 
 		return c.run(cl, dur)
 	}
 	la := c.look()
-	la.aoe, la.aoeOnly = aoe, true
+	la.aoeOnly = true
 	exec, v := c.run(cl, dur)
 	la.aoeOnly = false
 	if v == ran {

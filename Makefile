@@ -8,7 +8,7 @@
 # the systemd units (docs/deploy.md); `make uninstall` removes them.
 GO      ?= go
 BIN     := bin
-LINKS   := qsub qstat qdel qhold qrls qalter qsig qselect qmove qrerun qrun qorder tracejob pbsnodes qmgr pbs_rsub pbs_rstat pbs_rdel
+LINKS   := qsub qstat qdel qhold qrls qalter qsig qselect qmove qrerun qrun qorder tracejob pbsnodes qmgr pbs_rsub pbs_rstat pbs_rdel pbs_ralter pbsfs
 DEMODIR ?= /tmp/strata-demo
 # make bench: the largest cycle size (1: 100k queued jobs, 2: also 1M) and
 # how many samples of each.

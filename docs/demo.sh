@@ -1,6 +1,9 @@
 #!/bin/sh
 # make demo: start a local cluster of real processes, run a sample workload
-# through the PBS commands, show the results, stop the cluster.
+# through the PBS commands, show the results, stop the cluster. The web page
+# (docs/observability.md) is at $STRATA_WEB/ui/ meanwhile; with chromium
+# installed a screenshot of it is saved; `make demo KEEP=1` leaves the
+# cluster up afterwards so the page can be looked at, and says how to stop it.
 set -eu
 DIR=${1:-/tmp/strata-demo}
 BIN=$(cd "$(dirname "$0")/../bin" && pwd)
@@ -11,7 +14,20 @@ rm -rf "$DIR"
 echo "== starting a local cluster in $DIR (1 server, 3 agents x 4 cpus)"
 "$BIN/strata" cluster start --dir "$DIR" --moms 3 --ncpus 4 --mem 8gb
 . "$DIR/env"
-trap 'strata cluster stop --dir "$DIR"' EXIT
+if [ -z "${KEEP:-}" ]; then
+  trap 'strata cluster stop --dir "$DIR"' EXIT
+fi
+# shot FILE: a headless Chromium screenshot of the page, logged in as this
+# user (strata web login), when chromium is installed.
+shot() {
+  command -v chromium >/dev/null || return 0
+  link=$(strata web login 2>/dev/null) || return 0
+  sandbox=; [ "$(id -u)" = 0 ] && sandbox=--no-sandbox
+  chromium --headless --disable-gpu --no-first-run --hide-scrollbars $sandbox \
+    --user-data-dir="$DIR/chromium" --virtual-time-budget=4000 --window-size=1280,1100 \
+    --screenshot="$1" "$link" >/dev/null 2>&1 && echo "-- screenshot of the web page: $1"
+}
+echo "== web page (node map, queue, provisioning): $STRATA_WEB/ui/  (jobs after: strata web login)"
 strata cluster status --dir "$DIR"
 
 mkdir -p "$DIR/work" && cd "$DIR/work"
@@ -84,6 +100,7 @@ done
 echo "-- $os while node3 is reimaged (the agent restarts with a new boot id)"
 qstat -f "$os" 2>/dev/null | grep -E 'job_state|substate|exec_vnode' || true
 pbsnodes node3 | grep -E ' state =|current_aoe' || true
+shot "$DIR/web-provisioning.png"
 for _ in $(seq 1 150); do
   [ -z "$(qstat)" ] && break
   sleep 0.2
@@ -93,4 +110,9 @@ pbsnodes node3 | grep -E ' state =|current_aoe' || true
 qstat -x "$app" "$os"
 strata provision status
 echo
-echo "demo finished; the cluster is stopped, its files stay in $DIR"
+if [ -n "${KEEP:-}" ]; then
+  echo "demo finished; the cluster stays up: web page $STRATA_WEB/ui/ (strata web login for jobs), metrics $STRATA_WEB/metrics"
+  echo "use it with: . $DIR/env      stop it with: $BIN/strata cluster stop --dir $DIR"
+else
+  echo "demo finished; the cluster is stopped, its files stay in $DIR (make demo KEEP=1 leaves it up to look at $STRATA_WEB/ui/)"
+fi

@@ -40,6 +40,11 @@ type Event struct {
 	// Server is what pbs.server() reads: ServerView's result, nil where
 	// the caller has no server state (agents give only the name).
 	Server *ServerView
+	// Resv is the reservation of resvsub (the request) and modifyresv
+	// (the pbs_ralter request: id and what it changes), under PBS names
+	// (ResvAttrs); ResvO is modifyresv's reservation as it is.
+	Resv  map[string]any
+	ResvO map[string]any
 }
 
 // wireEvent is the JSON form of Event.
@@ -57,6 +62,8 @@ type wireEvent struct {
 	Config        string            `json:"config,omitempty"`
 	ResourceTypes map[string]string `json:"resource_types,omitempty"`
 	Server        *ServerView       `json:"server,omitempty"`
+	Resv          map[string]any    `json:"resv,omitempty"`
+	ResvO         map[string]any    `json:"resv_o,omitempty"`
 }
 
 // MarshalJSON writes the event with the job under its PBS attribute names.
@@ -64,7 +71,7 @@ func (ev Event) MarshalJSON() ([]byte, error) {
 	w := wireEvent{
 		Type: ev.Type, Hook: ev.Hook, Requestor: ev.Requestor, RequestorHost: ev.RequestorHost,
 		Vnodes: ev.Vnodes, SrcQueue: ev.SrcQueue, Vnode: ev.Vnode, AOE: ev.AOE,
-		Config: ev.Config, Server: ev.Server,
+		Config: ev.Config, Server: ev.Server, Resv: ev.Resv, ResvO: ev.ResvO,
 	}
 	if ev.Job != nil {
 		w.Job = JobAttrs(ev.Job, ev.Defs)

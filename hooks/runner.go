@@ -27,6 +27,9 @@ type Reply struct {
 	// Job holds attribute changes: "Resource_List.walltime", "Job_Name",
 	// "Priority", "comment", "Account_Name", "project", "Variable_List.X"...
 	Job map[string]string `json:"job,omitempty"`
+	// Resv holds a resvsub or modifyresv hook's reservation changes
+	// ("Reserve_Name", "reserve_end", "Resource_List.select"...).
+	Resv map[string]string `json:"resv,omitempty"`
 	// Log holds pbs.logmsg and pbs.logjobmsg lines, logged by the caller
 	// whatever the hook's debug says.
 	Log []LogEntry `json:"log,omitempty"`
@@ -214,6 +217,9 @@ func (r *Runner) Run(ctx context.Context, h *model.Hook, ev Event, cred *Credent
 		}
 		out.Message = rep.RejectMessage
 		out.Changes = rep.Job
+		if len(rep.Resv) > 0 {
+			out.Changes = rep.Resv
+		}
 		out.Log = rep.Log
 		if rep.HookError != "" {
 			return fail("%s", rep.HookError)
@@ -254,6 +260,9 @@ func hookEnv(ev Event) []string {
 	env := []string{"STRATA_HOOK_EVENT=" + ev.Type, "STRATA_HOOK_NAME=" + ev.Hook, "STRATA_HOOK_REQUESTOR=" + ev.Requestor, "STRATA_HOOK_REQUESTOR_HOST=" + ev.RequestorHost}
 	if ev.Job != nil {
 		env = append(env, "STRATA_HOOK_JOBID="+ev.Job.ID, "STRATA_HOOK_JOBOWNER="+ev.Job.User, "STRATA_HOOK_QUEUE="+ev.Job.Queue)
+	}
+	if id, ok := ev.Resv["resvid"].(string); ok {
+		env = append(env, "STRATA_HOOK_RESVID="+id)
 	}
 	if ev.SrcQueue != "" {
 		env = append(env, "STRATA_HOOK_SRC_QUEUE="+ev.SrcQueue)

@@ -8,7 +8,7 @@ import (
 
 // Events Strata runs, by where they run.
 var (
-	HookServerEvents = []string{"queuejob", "modifyjob", "movejob", "runjob", "resvsub", "periodic", "provision"}
+	HookServerEvents = []string{"queuejob", "modifyjob", "movejob", "runjob", "resvsub", "modifyresv", "periodic", "provision"}
 	HookAgentEvents  = []string{"execjob_begin", "execjob_prologue", "execjob_epilogue", "execjob_end", "exechost_startup", "exechost_periodic"}
 )
 

@@ -180,6 +180,10 @@ type Job struct {
 	EstStart int64       `json:"estimated_start_time,omitempty"`
 	EstExec  []ExecChunk `json:"estimated_exec,omitempty"`
 	TopJob   bool        `json:"topjob,omitempty"`
+	// EstSoftWalltime is estimated.soft_walltime (seconds): the scheduler's
+	// extension of a running job's soft_walltime once it was passed
+	// (model/softwall.go); 0 until then.
+	EstSoftWalltime int64 `json:"estimated_soft_walltime,omitempty"`
 
 	// Array is set on an array parent (seq[].server): its indices and the
 	// compact state of its subjobs. ArrayID and ArrayIndex are set on a

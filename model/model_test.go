@@ -115,3 +115,21 @@ func TestExecFormats(t *testing.T) {
 		t.Errorf("nodefile = %v", got)
 	}
 }
+
+func TestWithBuiltins(t *testing.T) {
+	old := BuiltinResources()
+	delete(old, "soft_walltime")
+	old["switch"] = ResourceDef{Name: "switch", Type: TypeString, Flags: "h"}
+	got := old.WithBuiltins()
+	if got["soft_walltime"].Type != TypeDuration || got["switch"].Type != TypeString {
+		t.Errorf("WithBuiltins: %v", got)
+	}
+	if _, ok := old["soft_walltime"]; ok {
+		t.Error("WithBuiltins changed its receiver")
+	}
+	full := BuiltinResources()
+	full["marker"] = ResourceDef{Name: "marker"}
+	if _, ok := full.WithBuiltins()["marker"]; !ok || len(full.WithBuiltins()) != len(full) {
+		t.Error("WithBuiltins lost or added definitions of a complete set")
+	}
+}

@@ -52,3 +52,10 @@ type ResvDecision struct {
 	Nodes   []ExecChunk `json:"nodes,omitempty"`
 	Reason  string      `json:"reason,omitempty"`
 }
+
+// SoftWalltime records a running job's extended soft walltime
+// (estimated.soft_walltime, seconds); see ExtendSoftWalltime.
+type SoftWalltime struct {
+	JobID   string `json:"job_id"`
+	Seconds int64  `json:"seconds"`
+}

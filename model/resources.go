@@ -71,6 +71,7 @@ func BuiltinResources() ResourceDefs {
 		{"arch", TypeString, "h"},
 		{"aoe", TypeStringArray, "h"},
 		{"walltime", TypeDuration, ""},
+		{"soft_walltime", TypeDuration, ""},
 		{"cput", TypeDuration, ""},
 		{"file", TypeSize, ""},
 		{"software", TypeString, ""},

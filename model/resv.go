@@ -110,6 +110,24 @@ type Reservation struct {
 	// pbs_rstat never lists it. Denied says the scheduler denied it.
 	Gone   int64 `json:"gone,omitempty"`
 	Denied bool  `json:"denied,omitempty"`
+
+	// AuthorizedGroups (-G) and AuthorizedHosts (-H) become the queue's
+	// acl_groups and acl_hosts (resv_alter.go).
+	AuthorizedGroups []string `json:"authorized_groups,omitempty"`
+	AuthorizedHosts  []string `json:"authorized_hosts,omitempty"`
+	// MailPoints (-m, default "ac") and MailUsers (-M) say who is mailed
+	// when (docs/reservations.md).
+	MailPoints string `json:"mail_points,omitempty"`
+	MailUsers  string `json:"mail_users,omitempty"`
+	// Alter is a pending pbs_ralter (state RESV_BEING_ALTERED): what to
+	// go back to when the scheduler refuses it. AlterOutcome is the last
+	// alteration's verdict (CONFIRMED or DENIED) for pbs_ralter -I.
+	Alter        *ResvAlter `json:"alter,omitempty"`
+	AlterOutcome string     `json:"alter_outcome,omitempty"`
+	// OccurrenceDuration is a standing reservation's duration for its
+	// later occurrences while pbs_ralter changed the current one's (0: the
+	// same as Duration).
+	OccurrenceDuration int64 `json:"occurrence_duration,omitempty"`
 }
 
 // Copy returns a deep copy.
@@ -120,6 +138,7 @@ func (r *Reservation) Copy() *Reservation {
 	c.AuthorizedUsers = append([]string(nil), r.AuthorizedUsers...)
 	c.Nodes = append([]ExecChunk(nil), r.Nodes...)
 	c.Occurrences = append([]int64(nil), r.Occurrences...)
+	c.copyAlterFields()
 	return &c
 }
 

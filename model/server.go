@@ -23,6 +23,13 @@ type QueueConfig struct {
 	ACLUsers       []string `json:"acl_users,omitempty" toml:"acl_users"`
 	ACLGroupEnable bool     `json:"acl_group_enable,omitempty" toml:"acl_group_enable"`
 	ACLGroups      []string `json:"acl_groups,omitempty" toml:"acl_groups"`
+	// NodeGroupKey is the queue's node_group_key: it replaces the
+	// server's for the queue's jobs when node_group_enable is on.
+	NodeGroupKey []string `json:"node_group_key,omitempty" toml:"node_group_key"`
+	// ACLHostEnable and ACLHosts are the queue's acl_host_enable and
+	// acl_hosts (a reservation's -H; docs/reservations.md).
+	ACLHostEnable bool     `json:"acl_host_enable,omitempty" toml:"acl_host_enable"`
+	ACLHosts      []string `json:"acl_hosts,omitempty" toml:"acl_hosts"`
 }
 
 // Copy returns a copy whose maps and slices may be changed.
@@ -33,6 +40,8 @@ func (q QueueConfig) Copy() QueueConfig {
 	q.DefaultChunk = copyStringMap(q.DefaultChunk)
 	q.ACLUsers = append([]string(nil), q.ACLUsers...)
 	q.ACLGroups = append([]string(nil), q.ACLGroups...)
+	q.NodeGroupKey = append([]string(nil), q.NodeGroupKey...)
+	q.ACLHosts = append([]string(nil), q.ACLHosts...)
 	return q
 }
 
@@ -56,6 +65,13 @@ type SchedConfig struct {
 	// JobSortFormulaThreshold do not run (docs/scheduling.md).
 	JobSortFormula          string   `json:"job_sort_formula,omitempty"`
 	JobSortFormulaThreshold *float64 `json:"job_sort_formula_threshold,omitempty"`
+	// DoNotSpanPsets and OnlyExplicitPsets are do_not_span_psets and
+	// only_explicit_psets (placement sets, docs/scheduling.md).
+	DoNotSpanPsets    bool `json:"do_not_span_psets,omitempty"`
+	OnlyExplicitPsets bool `json:"only_explicit_psets,omitempty"`
+	// Fairshare is the share tree and its settings (model/fairshare.go);
+	// nil when none were ever set.
+	Fairshare *FairshareConfig `json:"fairshare,omitempty"`
 }
 
 // ServerConfig is the server's replicated configuration: everything a new
@@ -87,6 +103,12 @@ type ServerConfig struct {
 	// DefaultQsubArguments is default_qsub_arguments: qsub options applied
 	// below directives and the command line.
 	DefaultQsubArguments string `json:"default_qsub_arguments,omitempty"`
+	// MailFrom is mail_from (default "adm"), the sender of job and
+	// reservation mail; MailProgram is mail_program, the sendmail-like
+	// program it is piped to (default /usr/sbin/sendmail when it exists;
+	// server/mail.go).
+	MailFrom    string `json:"mail_from,omitempty"`
+	MailProgram string `json:"mail_program,omitempty"`
 
 	// SchedulerIteration is the periodic cycle in seconds (0: the file's).
 	SchedulerIteration int64 `json:"scheduler_iteration,omitempty"`
@@ -105,6 +127,11 @@ type ServerConfig struct {
 	ACLUserEnable          bool     `json:"acl_user_enable,omitempty"`
 	ACLUsers               []string `json:"acl_users,omitempty"`
 	ACLRoots               []string `json:"acl_roots,omitempty"`
+
+	// NodeGroupEnable and NodeGroupKey are node_group_enable and
+	// node_group_key: placement sets (docs/scheduling.md).
+	NodeGroupEnable bool     `json:"node_group_enable,omitempty"`
+	NodeGroupKey    []string `json:"node_group_key,omitempty"`
 
 	Sched SchedConfig `json:"sched"`
 	// Hooks are the site hooks by name. HookVersion moves whenever a hook
@@ -130,7 +157,9 @@ func (c ServerConfig) Copy() ServerConfig {
 	c.ACLHosts = append([]string(nil), c.ACLHosts...)
 	c.ACLUsers = append([]string(nil), c.ACLUsers...)
 	c.ACLRoots = append([]string(nil), c.ACLRoots...)
+	c.NodeGroupKey = append([]string(nil), c.NodeGroupKey...)
 	c.Sched.JobSortKeys = append([]string(nil), c.Sched.JobSortKeys...)
+	c.Sched.Fairshare = c.Sched.Fairshare.Copy()
 	hs := make(map[string]Hook, len(c.Hooks))
 	for k, h := range c.Hooks {
 		h.Events = append([]string(nil), h.Events...)

@@ -2,6 +2,7 @@ package mom
 
 import (
 	"context"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -27,6 +28,13 @@ var (
 	descBeatAge = prometheus.NewDesc("strata_agent_heartbeat_age_seconds", "Seconds since the server last accepted this agent's registration or heartbeat (absent before the first).", nil, nil)
 	descRunning = prometheus.NewDesc("strata_agent_jobs_running", "Job runs this agent supervises that have not ended.", nil, nil)
 	descAgentUp = prometheus.NewDesc("strata_agent_info", "Always 1; host labels the agent's host name.", []string{"host"}, nil)
+	// The job cgroups' usage, summed over running jobs (no job ids: the
+	// endpoint carries counts only). Absent when jobs get no cgroups.
+	descCgJobs = prometheus.NewDesc("strata_agent_cgroup_jobs", "Running jobs whose cgroup this agent reads; mode is v1 or v2.", []string{"mode"}, nil)
+	descCgCPU  = prometheus.NewDesc("strata_agent_cgroup_cpu_seconds", "CPU seconds used so far by the running jobs' cgroups (exited processes included), summed; falls when a job ends.", nil, nil)
+	descCgMem  = prometheus.NewDesc("strata_agent_cgroup_memory_bytes", "Memory the running jobs' cgroups use now (memory.current, or memory.usage_in_bytes on v1), summed.", nil, nil)
+	descCgPeak = prometheus.NewDesc("strata_agent_cgroup_memory_peak_bytes", "Highest memory use of each running job's cgroup, summed.", nil, nil)
+	descCgOOM  = prometheus.NewDesc("strata_agent_cgroup_oom_kills", "Processes the kernel killed for exceeding their job's memory limit, summed over running jobs.", nil, nil)
 )
 
 func newAgentMetrics(a *Agent) *agentMetrics {
@@ -73,6 +81,9 @@ func (c *agentCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descBeatAge
 	ch <- descRunning
 	ch <- descAgentUp
+	for _, d := range []*prometheus.Desc{descCgJobs, descCgCPU, descCgMem, descCgPeak, descCgOOM} {
+		ch <- d
+	}
 }
 
 func (c *agentCollector) Collect(ch chan<- prometheus.Metric) {
@@ -82,13 +93,53 @@ func (c *agentCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	c.a.mu.Lock()
 	running := 0
+	var cgs []*jobCgroup
 	for _, r := range c.a.jobs {
 		if r.result == nil {
 			running++
+			if cg := c.a.cgroups.job(filepath.Base(r.dir)); cg != nil {
+				cgs = append(cgs, cg)
+			}
 		}
 	}
 	c.a.mu.Unlock()
 	ch <- prometheus.MustNewConstMetric(descRunning, prometheus.GaugeValue, float64(running))
+	if c.a.cgroups != nil && len(c.a.cgroups.Dirs) > 0 {
+		cgroupUsage(ch, c.a.cgroups.Mode, cgs) // files read outside the agent's lock
+	}
+}
+
+// cgroupUsage sums the job cgroups' counters.
+func cgroupUsage(ch chan<- prometheus.Metric, mode string, cgs []*jobCgroup) {
+	var cpuNs, mem, peak, ooms uint64
+	for _, cg := range cgs {
+		if v, ok := cg.cpuNanos(); ok {
+			cpuNs += v
+		}
+		if v, ok := cg.memCurrent(); ok {
+			mem += v
+		}
+		if v, ok := cg.memPeak(); ok {
+			peak += v
+		}
+		ooms += cg.oomKills()
+	}
+	ch <- prometheus.MustNewConstMetric(descCgJobs, prometheus.GaugeValue, float64(len(cgs)), mode)
+	ch <- prometheus.MustNewConstMetric(descCgCPU, prometheus.GaugeValue, float64(cpuNs)/1e9)
+	ch <- prometheus.MustNewConstMetric(descCgMem, prometheus.GaugeValue, float64(mem))
+	ch <- prometheus.MustNewConstMetric(descCgPeak, prometheus.GaugeValue, float64(peak))
+	ch <- prometheus.MustNewConstMetric(descCgOOM, prometheus.GaugeValue, float64(ooms))
+}
+
+// memCurrent is the cgroup's memory use now, in bytes.
+func (c *jobCgroup) memCurrent() (uint64, bool) {
+	if c.mode == cgroupV2 {
+		return readUint(filepath.Join(c.dirs[""], "memory.current"))
+	}
+	if d := c.dirs["memory"]; d != "" {
+		return readUint(filepath.Join(d, "memory.usage_in_bytes"))
+	}
+	return 0, false
 }
 
 // serveMetrics serves /metrics on metrics_addr over plain HTTP until ctx

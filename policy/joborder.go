@@ -31,6 +31,10 @@ type JobOrder struct {
 	Defs model.ResourceDefs
 	// Now is the cycle's time, for the formula's eligible_time.
 	Now int64
+	// Fairshare is the share tree with usage (fairshare.go), nil without
+	// one: it gives the formula's fairshare variables and, when its Order
+	// is set (fair_share), orders jobs right after the formula.
+	Fairshare *Fairshare
 }
 
 // JobKey is everything the job comparator reads, computed once per job so
@@ -39,6 +43,7 @@ type JobKey struct {
 	QueuePriority int
 	Queue         string
 	Formula       float64
+	Fairshare     int       // the entity's fairshare rank, 0 without fair_share
 	Vals          []float64 // one per SortKeys entry
 	Priority      int
 	Seq           int64 // the order rank: Seq unless qorder swapped it
@@ -62,6 +67,9 @@ func (o JobOrder) Key(j *model.Job) JobKey {
 	if o.Formula != nil {
 		k.Formula = o.FormulaValue(j)
 	}
+	if o.Fairshare != nil && o.Fairshare.Order {
+		k.Fairshare = o.Fairshare.Rank(j)
+	}
 	return k
 }
 
@@ -73,13 +81,16 @@ func (o JobOrder) keyValue(j *model.Job, name string) float64 {
 		return float64(o.QueuePriority[j.Queue])
 	case VarEligibleTime:
 		return float64(EligibleTime(j, o.Now))
+	case VarFairSharePerc, VarFairsharePerc, VarFairshareTreeUsage, VarFairshareFactor:
+		return o.Fairshare.Value(j, name)
 	}
 	return JobAmount(j, name, o.Defs)
 }
 
 // FormulaValue evaluates job_sort_formula for j (0 without a formula).
 // Variables: resource names (the job-wide request, 0 if not requested),
-// queue_priority, job_priority and eligible_time; anything else is 0.
+// queue_priority, job_priority, eligible_time and the fairshare variables
+// (fairshare.go); anything else is 0.
 func (o JobOrder) FormulaValue(j *model.Job) float64 {
 	if o.Formula == nil {
 		return 0
@@ -123,6 +134,9 @@ func (o JobOrder) CompareJobKeys(a, b JobKey) int {
 	if c := cmp.Compare(b.Formula, a.Formula); c != 0 {
 		return c
 	}
+	if c := cmp.Compare(a.Fairshare, b.Fairshare); c != 0 {
+		return c
+	}
 	for i, sk := range o.SortKeys {
 		if c := cmp.Compare(a.Vals[i], b.Vals[i]); c != 0 {
 			if sk.High {
@@ -148,8 +162,8 @@ func (o JobOrder) CompareJobKeys(a, b JobKey) int {
 	return strings.Compare(a.ID, b.ID)
 }
 
-// Less reports whether a runs before b (round_robin aside, which depends on
-// the other jobs).
+// Less reports whether a runs before b (round_robin and the fairshare
+// interleaving aside, which depend on the other jobs).
 func (o JobOrder) Less(a, b *model.Job) bool {
 	return o.CompareJobKeys(o.Key(a), o.Key(b)) < 0
 }
@@ -174,11 +188,7 @@ func (o JobOrder) SortJobs(jobs []*model.Job) []*model.Job {
 // Rank is SortJobs keeping each job's formula value, which the scheduler
 // compares with job_sort_formula_threshold.
 func (o JobOrder) Rank(jobs []*model.Job) []Ranked {
-	type entry struct {
-		key JobKey
-		job *model.Job
-	}
-	entries := make([]entry, len(jobs))
+	entries := make([]rankEntry, len(jobs))
 	var vals []float64
 	if n := len(o.SortKeys); n > 0 {
 		vals = make([]float64, len(jobs)*n) // one allocation for every key
@@ -193,9 +203,12 @@ func (o JobOrder) Rank(jobs []*model.Job) []Ranked {
 				k.Vals[x] = o.keyValue(j, sk.Name)
 			}
 		}
-		entries[i] = entry{k, j}
+		entries[i] = rankEntry{k, j}
 	}
-	slices.SortFunc(entries, func(a, b entry) int { return o.CompareJobKeys(a.key, b.key) })
+	slices.SortFunc(entries, func(a, b rankEntry) int { return o.CompareJobKeys(a.key, b.key) })
+	if o.Fairshare != nil && o.Fairshare.Order {
+		o.interleave(entries) // fairshare_interleave.go
+	}
 	out := make([]Ranked, len(entries))
 	for i, e := range entries {
 		out[i] = Ranked{Job: e.job, Formula: e.key.Formula}

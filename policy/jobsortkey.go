@@ -77,7 +77,7 @@ func ParseJobSortKeys(lines []string, defs model.ResourceDefs) ([]JobSortKey, er
 		if err != nil {
 			return nil, fmt.Errorf("job_sort_key %d: %w", i+1, err)
 		}
-		if _, ok := defs[k.Name]; defs != nil && !ok && k.Name != JobPriority {
+		if _, ok := defs[k.Name]; defs != nil && !ok && k.Name != JobPriority && !IsFairshareVar(k.Name) {
 			return nil, fmt.Errorf("job_sort_key %d: unknown resource %q", i+1, k.Name)
 		}
 		out = append(out, k)

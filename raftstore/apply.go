@@ -37,6 +37,8 @@ func (w *writer) apply(cmd Command) any {
 		return w.submit(c)
 	case *ServerInfo:
 		return w.serverInfo(c)
+	case *Fairshare:
+		return w.fairshare(c)
 	case *ApplyPlan:
 		return w.plan(c)
 	case *RegisterHost:
@@ -85,6 +87,8 @@ func (w *writer) apply(cmd Command) any {
 		return w.resvEvent(c)
 	case *DeleteResv:
 		return w.deleteResv(c)
+	case *AlterResv:
+		return w.alterResv(c)
 	}
 	return fmt.Errorf("no handler for %s", cmd.Type())
 }
@@ -300,6 +304,16 @@ func (w *writer) plan(c *ApplyPlan) any {
 		j = j.Copy()
 		j.EstStart, j.EstExec, j.TopJob = e.Start, e.Exec, e.Top
 		w.putJob(j)
+	}
+	for _, sw := range c.SoftWalltimes {
+		// An extension only grows, and is more than the job's current
+		// soft_walltime (a plan made before a qalter is stale).
+		if j := w.job(sw.JobID); j != nil && j.IsRunning() && sw.Seconds > j.EstSoftWalltime &&
+			sw.Seconds > model.SoftWalltimeOf(j.ResourceList) {
+			j = j.Copy()
+			j.EstSoftWalltime = sw.Seconds
+			w.putJob(j)
+		}
 	}
 	return started
 }

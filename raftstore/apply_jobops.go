@@ -8,7 +8,7 @@ import (
 )
 
 // RuntimeAlterable are the resources qalter may change on a running job.
-var runtimeAlterable = map[string]bool{"cput": true, "walltime": true, "min_walltime": true, "max_walltime": true}
+var runtimeAlterable = map[string]bool{"cput": true, "walltime": true, "soft_walltime": true, "min_walltime": true, "max_walltime": true}
 
 // CheckRunningAlter returns PBSEModAtrRun naming the first resource that
 // differs between a running job's request and list, other than the ones a
@@ -143,6 +143,9 @@ func (w *writer) alterJob(c *AlterJob) any {
 		j.Array.MaxRun = *c.MaxRunSubjobs
 	}
 	if c.Resources != nil {
+		if c.Resources.List["soft_walltime"] != j.ResourceList["soft_walltime"] {
+			j.EstSoftWalltime = 0 // a new soft walltime starts a new estimate
+		}
 		j.ResourceList = c.Resources.List
 		j.Select = c.Resources.Select
 		j.Place = c.Resources.Place

@@ -119,6 +119,7 @@ func (w *writer) jobEvents(c *JobEvents) any {
 			if len(ev.Used) == 0 || j.State == model.StateExiting || sameStrings(j.Used, ev.Used) {
 				continue
 			}
+			w.chargeFairshare(j, j.Used, ev.Used) // apply_fairshare.go
 			j = j.Copy()
 			j.Used = ev.Used
 			w.putJob(j)
@@ -142,6 +143,9 @@ func (w *writer) finish(j *model.Job, exit int, used map[string]string, detail s
 		return
 	}
 	w.release(j, now)
+	if used != nil {
+		w.chargeFairshare(j, j.Used, used) // apply_fairshare.go
+	}
 	j = j.Copy()
 	e := exit
 	j.Exit = &e

@@ -65,6 +65,7 @@ func (w *writer) submitResv(c *SubmitResv) any {
 		ACLUsers:      append([]string(nil), r.AuthorizedUsers...),
 	}
 	w.putMeta(m)
+	w.setResvACLs(r) // -G and -H (apply_resv_alter.go)
 	w.putResv(r)
 	return r.ID
 }
@@ -97,6 +98,10 @@ func (w *writer) setResvQueue(name string, enabled, started, remove bool) {
 func (w *writer) resvDecisions(ds []model.ResvDecision, now int64) {
 	for _, d := range ds {
 		r := w.resv(d.ID)
+		if r != nil && r.Gone == 0 && r.State == model.ResvBeingAltered {
+			w.alterDecision(r, d, now) // pbs_ralter (apply_resv_alter.go)
+			continue
+		}
 		if r == nil || r.Gone != 0 || r.State != model.ResvUnconfirmed {
 			continue
 		}
@@ -216,6 +221,7 @@ func (w *writer) endResv(r *model.Reservation, now int64) {
 	r.Mtime = now
 	if r.Standing() && r.Index < len(r.Occurrences) {
 		r.Start = r.Occurrences[r.Index]
+		r.Duration, r.OccurrenceDuration = r.LaterDuration(), 0 // pbs_ralter changed only the one that ended
 		r.End = r.Start + r.Duration
 		r.Index++
 		r.State, r.Substate = model.ResvConfirmed, model.ResvConfirmed

@@ -42,6 +42,10 @@ const (
 	DeleteResvType
 	// Command level 2 (levels.go): the servers of the cluster (servers.go).
 	ServerInfoType
+	// Command level 3: fairshare usage (apply_fairshare.go).
+	FairshareType
+	// Command level 3: pbs_ralter (commands_resv.go).
+	AlterResvType
 )
 
 func (t MessageType) String() string {
@@ -98,6 +102,10 @@ func (t MessageType) String() string {
 		return "DeleteResv"
 	case ServerInfoType:
 		return "ServerInfo"
+	case FairshareType:
+		return "Fairshare"
+	case AlterResvType:
+		return "AlterResv"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -127,6 +135,8 @@ type ApplyPlan struct {
 	Estimates []model.JobEstimate `json:"estimates,omitempty"`
 	// Resvs confirm or deny unconfirmed reservations (apply_resv.go).
 	Resvs []model.ResvDecision `json:"resvs,omitempty"`
+	// SoftWalltimes set running jobs' estimated.soft_walltime.
+	SoftWalltimes []model.SoftWalltime `json:"soft_walltimes,omitempty"`
 }
 
 // RegisterHost records an agent's host and vnodes. Jobs lists the jobs the
@@ -277,6 +287,10 @@ func decodeAt(data []byte, level int) (Command, error) {
 		c = &DeleteResv{}
 	case ServerInfoType:
 		c = &ServerInfo{}
+	case FairshareType:
+		c = &Fairshare{}
+	case AlterResvType:
+		c = &AlterResv{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

@@ -51,3 +51,43 @@ type ResvEventResult struct {
 func (SubmitResv) Type() MessageType { return SubmitResvType }
 func (ResvEvent) Type() MessageType  { return ResvEventType }
 func (DeleteResv) Type() MessageType { return DeleteResvType }
+
+// AlterResv is pbs_ralter (apply_resv_alter.go). The server validated the
+// request against a snapshot and computed the new times and request; the
+// FSM re-checks what may have changed since (state, jobs) and applies it.
+// Nil fields are left as they are.
+type AlterResv struct {
+	ID        string  `json:"id"`
+	Requestor string  `json:"requestor"`
+	Now       int64   `json:"now"`
+	Name      *string `json:"name,omitempty"`
+	// Users, Groups and Hosts replace Authorized_Users/Groups/Hosts (and
+	// the queue's ACLs) when non-nil.
+	Users      *[]string `json:"users,omitempty"`
+	Groups     *[]string `json:"groups,omitempty"`
+	Hosts      *[]string `json:"hosts,omitempty"`
+	MailPoints *string   `json:"mail_points,omitempty"`
+	MailUsers  *string   `json:"mail_users,omitempty"`
+	// Reconfirm carries new times and/or a new request the scheduler must
+	// confirm: the reservation goes to RESV_BEING_ALTERED until it does.
+	Reconfirm    bool              `json:"reconfirm,omitempty"`
+	StartChanged bool              `json:"start_changed,omitempty"`
+	Start        int64             `json:"start,omitempty"`
+	End          int64             `json:"end,omitempty"`
+	Duration     int64             `json:"duration,omitempty"`
+	ResourceList map[string]string `json:"resource_list,omitempty"`
+	Select       model.Select      `json:"select,omitempty"`
+	// Force is -Wforce; Direct applies a forced change at once (no
+	// scheduler is running to ask).
+	Force  bool `json:"force,omitempty"`
+	Direct bool `json:"direct,omitempty"`
+	// Abandon puts back a pending alteration the scheduler did not decide
+	// before the reservation's old or new end (the leader proposes it).
+	Abandon bool `json:"abandon,omitempty"`
+	// Shrink gives a running reservation with jobs the smaller Select
+	// and ResourceList on Nodes (a subset of its chunks) at once.
+	Shrink bool              `json:"shrink,omitempty"`
+	Nodes  []model.ExecChunk `json:"nodes,omitempty"`
+}
+
+func (AlterResv) Type() MessageType { return AlterResvType }

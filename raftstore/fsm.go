@@ -238,6 +238,9 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 		if err := s.snap.persistServers(write); err != nil { // servers.go
 			return err
 		}
+		if err := s.snap.persistFairshare(write); err != nil { // apply_fairshare.go
+			return err
+		}
 		for _, ti := range s.snap.tableIndexes() {
 			if err := write("index", ti); err != nil {
 				return err
@@ -292,6 +295,10 @@ func readSnapshot(r io.Reader, st *StateStore) error {
 			obj, table = &model.Reservation{}, tableResvs
 		case "server":
 			obj, table = &ServerRecord{}, tableServers
+		case "fsusage":
+			obj, table = &FairshareUsage{}, tableFSUsage
+		case "fsclock":
+			obj, table = &FairshareClock{}, tableFSClock
 		default:
 			return fmt.Errorf("unknown snapshot record %q", rec.Kind)
 		}

@@ -18,6 +18,7 @@ func FuzzDecodeCommand(f *testing.F) {
 		&SetServerConfig{Config: model.ServerConfig{Name: "svr", Defs: model.BuiltinResources(), DefaultQueue: "workq",
 			Queues: map[string]model.QueueConfig{"workq": {Name: "workq", Enabled: true, Started: true}}}, Now: 1},
 		&HoldJob{}, &ReleaseJob{}, &SignalJob{}, &MoveJob{}, &OrderJobs{}, &JobEvents{}, &RegisterHost{}, &ApplyPlan{},
+		&Fairshare{Op: FairshareSet, Entity: "alice", Usage: 1e6, Now: 9},
 	}
 	for _, c := range seeds {
 		data, err := Encode(c)

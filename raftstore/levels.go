@@ -16,7 +16,7 @@ import (
 // soon as it has been replaced.
 //
 // Level 1 is every type up to DeleteResv (the releases before levels).
-// Level 2 adds ServerInfo.
+// Level 2 adds ServerInfo; level 3 adds Fairshare and AlterResv.
 
 // commandLevel is this binary's level. It is a variable only so that a
 // build can stand for an earlier release (the rolling-upgrade test):
@@ -24,10 +24,10 @@ import (
 //	go build -ldflags "-X github.com/strata-hpc/strata/raftstore.commandLevel=1"
 //
 // Nothing assigns it at run time.
-var commandLevel = "2"
+var commandLevel = "3"
 
 // maxLevel is the highest level this source knows.
-const maxLevel = 2
+const maxLevel = 3
 
 // CommandLevel is the highest command level this binary applies.
 func CommandLevel() int {
@@ -43,6 +43,8 @@ func (t MessageType) Level() int {
 	switch t {
 	case ServerInfoType:
 		return 2
+	case FairshareType, AlterResvType:
+		return 3
 	}
 	return 1
 }

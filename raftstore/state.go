@@ -69,6 +69,9 @@ func schema() *memdb.DBSchema {
 		tableResvs: resvsSchema(),
 		// The servers of the cluster (servers.go).
 		tableServers: serversSchema(),
+		// Fairshare usage and its decay clock (apply_fairshare.go).
+		tableFSUsage: fsUsageSchema(),
+		tableFSClock: fsClockSchema(),
 	}}
 }
 

@@ -186,6 +186,7 @@ func (c *cycle) compileClass(key string, j *model.Job) *class {
 		cl.chunks = append(cl.chunks, cr)
 	}
 	cl.orders = chunkOrders(cl.chunks, st)
+	c.classPsets(cl, j) // placement sets hook point (psets.go)
 	return cl
 }
 

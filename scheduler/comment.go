@@ -36,6 +36,9 @@ func (c *cycle) amount(name string, v float64) string {
 // explain says why a class of jobs cannot run: first whether it never can
 // with the vnodes that exist, then what is missing now.
 func (c *cycle) explain(cl *class) (string, bool) {
+	if msg, never := c.psetNever(cl); never { // placement sets hook point (psets.go)
+		return prefixNeverRun + msg, true
+	}
 	if msg, never := c.neverRun(cl); never {
 		return prefixNeverRun + msg, true
 	}

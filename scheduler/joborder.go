@@ -23,6 +23,7 @@ func JobOrder(s *Snapshot) policy.JobOrder {
 		Formula:       s.Config.JobSortFormula,
 		Defs:          defs,
 		Now:           s.Now,
+		Fairshare:     s.Config.Fairshare,
 	}
 }
 

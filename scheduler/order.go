@@ -98,10 +98,13 @@ func (o *vnodeOrder) hosts() ([]int, [][]int) {
 			o.hostVnodes[h] = make([]int, 0, len(vs))
 		}
 	}
-	o.hostSeq = o.hostSeq[:0]
-	for h := range o.hostVnodes {
+	// Only the hosts listed last time have vnodes to clear: the order may
+	// be narrowed to one placement set (psets.go), and clearing every
+	// host each time made that cost hosts x sets.
+	for _, h := range o.hostSeq {
 		o.hostVnodes[h] = o.hostVnodes[h][:0]
 	}
+	o.hostSeq = o.hostSeq[:0]
 	for _, v := range o.seq {
 		h := st.hostOf[v]
 		if len(o.hostVnodes[h]) == 0 {

@@ -32,6 +32,9 @@ func (c *cycle) usable(v int, ch *chunkReq, cl *class) bool {
 	if !st.eligible[v] || c.held(v) {
 		return false
 	}
+	if c.pmask != nil && !c.pmask[v] { // placement sets hook point (psets.go)
+		return false
+	}
 	if !ch.allows(v) {
 		return false
 	}
@@ -257,12 +260,12 @@ func (c *cycle) placePack(cl *class, ord []int) bool {
 	hosts, hv := c.order.hosts()
 	a := &c.att
 	hp := 0
-	if !c.order.dynamic && !c.win.on && !c.ranked {
+	if !c.order.dynamic && !c.win.on && !c.ranked && c.pmask == nil {
 		for cl.hostCursor < len(hosts) && !c.hostCouldPack(hv[hosts[cl.hostCursor]], cl) {
 			cl.hostCursor++
 		}
 		hp = cl.hostCursor
-	} else if !c.order.dynamic && !c.win.future && !c.ranked {
+	} else if !c.order.dynamic && !c.win.future && !c.ranked && c.pmask == nil {
 		hp = cl.hostCursor // a window only narrows what fits now
 	}
 	for ; hp < len(hosts); hp++ {
@@ -328,14 +331,14 @@ func (c *cycle) hostCouldPack(vs []int, cl *class) bool {
 // a copy and returns where a scan should begin. Called before anything of
 // the current attempt is placed, so "cannot" is about committed state only.
 func (c *cycle) startVnode(ch *chunkReq) int {
-	if c.order.dynamic || c.win.future || c.ranked {
+	if c.order.dynamic || c.win.future || c.ranked || c.pmask != nil {
 		return 0
 	}
 	return ch.cur.vnode
 }
 
 func (c *cycle) startHost(ch *chunkReq) int {
-	if c.order.dynamic || c.win.future || c.ranked {
+	if c.order.dynamic || c.win.future || c.ranked || c.pmask != nil {
 		return 0
 	}
 	return ch.cur.host

@@ -62,6 +62,7 @@ func (c *cycle) reservations() []*model.Job {
 		}
 	}
 	c.started = append(c.started, startedIn...)
+	c.hardEnds = anyUnconfirmed(s.Reservations) // soft walltime hook point (softwall.go)
 	c.cal = c.newCalendar()
 	for _, r := range s.Reservations {
 		if r.Active() {
@@ -74,13 +75,14 @@ func (c *cycle) reservations() []*model.Job {
 			pending = append(pending, r)
 		}
 	}
-	if len(pending) == 0 {
+	altered := c.alteredResvs() // pbs_ralter (resv_alter.go)
+	if len(pending) == 0 && len(altered) == 0 {
 		return rest
 	}
 	// Confirmation also respects the top jobs' kept estimates. They are
 	// held only while confirming: the job pass plans top jobs afresh.
 	c.holdKeptEstimates(rest)
-	var confirmed []*model.Reservation
+	confirmed := c.decideAlters(altered, startedIn)
 	for _, r := range pending {
 		d := c.confirm(r)
 		c.plan.Resvs = append(c.plan.Resvs, d)
@@ -90,6 +92,7 @@ func (c *cycle) reservations() []*model.Job {
 			confirmed = append(confirmed, &cr)
 		}
 	}
+	c.hardEnds = false
 	c.cal = c.newCalendar()
 	for _, r := range s.Reservations {
 		if r.Active() {
@@ -97,7 +100,7 @@ func (c *cycle) reservations() []*model.Job {
 		}
 	}
 	for _, r := range confirmed {
-		c.holdResv(r, nil)
+		c.holdResv(r, startedIn)
 	}
 	return rest
 }
@@ -143,7 +146,7 @@ func (c *cycle) confirm(r *model.Reservation) model.ResvDecision {
 	// Standing: every later occurrence must fit on the same vnodes.
 	for k := 1; k < len(r.Occurrences); k++ {
 		s := r.Occurrences[k]
-		if _, fits := c.planFits(exec, max(now, s-c.lead(r)), s+r.Duration, cl.excl); !fits {
+		if _, fits := c.planFits(exec, max(now, s-c.lead(r)), s+r.LaterDuration(), cl.excl); !fits {
 			return deny(msgResvNoFit)
 		}
 	}
@@ -158,7 +161,7 @@ func (c *cycle) confirm(r *model.Reservation) model.ResvDecision {
 	c.cal.addHold(c.st, holdReservation, exec, t, r.End, cl.excl)
 	for k := 1; k < len(r.Occurrences); k++ {
 		s := r.Occurrences[k]
-		c.cal.addHold(c.st, holdReservation, exec, max(now, s-c.lead(r)), s+r.Duration, cl.excl)
+		c.cal.addHold(c.st, holdReservation, exec, max(now, s-c.lead(r)), s+r.LaterDuration(), cl.excl)
 	}
 	return model.ResvDecision{ID: r.ID, Confirm: true, Nodes: exec}
 }
@@ -182,7 +185,7 @@ func (c *cycle) holdResv(r *model.Reservation, startedIn []started) {
 	}
 	for k := r.Index; k > 0 && k < len(r.Occurrences); k++ {
 		s := r.Occurrences[k]
-		c.cal.addHold(c.st, holdReservation, r.Nodes, max(now, s-c.lead(r)), s+r.Duration, excl)
+		c.cal.addHold(c.st, holdReservation, r.Nodes, max(now, s-c.lead(r)), s+r.LaterDuration(), excl)
 	}
 }
 
@@ -278,6 +281,7 @@ func (c *cycle) runInside(r *model.Reservation, jobs []*model.Job) []started {
 		Queued:    jobs,
 	}
 	sub.Config.StrictOrdering = false // jobs in reservations are never top jobs
+	sub.Config.Psets.Enable = false   // the reservation's vnodes are its set (psets.go)
 	for _, j := range s.Running {
 		if j.Queue == r.Queue {
 			sub.Running = append(sub.Running, j)

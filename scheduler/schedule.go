@@ -36,6 +36,24 @@ type cycle struct {
 	scratch  []float64            // planFits
 	rows     []planRow            // planFits
 	rowOf    []int                // planFits: vnode -> row+1
+
+	// Soft walltime (softwall.go): hardEnds plans with walltime only
+	// (reservation confirmation); hardDur is the hard duration of the
+	// job being considered.
+	hardEnds bool
+	hardDur  int64
+
+	// Placement sets (psets.go): the sets per list of keys, the sets of
+	// each class that has some, and while placing inside one set its
+	// members (pmask) and that the set loop is running (psetActive).
+	psetCache  map[string]*psetIndex
+	psetIdx    []*psetIndex // the same, in creation order
+	psetOf     map[*class][]*pset
+	psetFit    map[*class][]bool // per class and set: could hold it (psets.go)
+	pmask      []bool
+	psetMask   []bool // backing store of pmask, all false between sets
+	psetPos    []int  // vnode positions in the order narrowed to a set
+	psetActive bool
 }
 
 // started is a job started in this cycle, for the calendar.
@@ -53,6 +71,7 @@ type started struct {
 func Schedule(s *Snapshot) *Plan {
 	c := newCycle(s)
 	c.plan.Comments = append(c.plan.Comments, s.Withheld...)
+	c.extendSoftWalltimes() // soft walltime hook point (softwall.go)
 	order := JobOrder(s)
 	// Reservation hook point (resv.go): confirm or deny new reservations,
 	// run the jobs of running ones on their vnodes, and hold reserved
@@ -150,7 +169,7 @@ func (c *cycle) run(cl *class, dur int64) ([]model.ExecChunk, verdict) {
 		st.rollback(m)
 		c.resort()
 		now := c.snap.Now
-		u := end(now, dur)
+		u := c.windowEnd(now, dur) // soft walltime hook point (softwall.go)
 		if cl.conflictEnd != 0 && u-now >= cl.conflictEnd {
 			return nil, conflicts
 		}
@@ -180,6 +199,9 @@ func (c *cycle) run(cl *class, dur int64) ([]model.ExecChunk, verdict) {
 // the placement is left tentative in the overlay (commit or roll back to
 // the returned mark); on failure nothing is left.
 func (c *cycle) attempt(cl *class) (int, bool) {
+	if sets, ok := c.psetOf[cl]; ok && !c.psetActive { // placement sets hook point (psets.go)
+		return c.attemptPsets(cl, sets)
+	}
 	st := c.st
 	if restore := c.rankForAOE(cl); restore != nil { // provisioning hook point
 		defer restore()

@@ -58,6 +58,7 @@ func (c *cycle) considerAs(j *model.Job, formula float64, runID string) bool {
 	if !cl.failed {
 		if cfg.StrictOrdering || c.cal != nil { // c.cal: reservations hold vnodes (resv.go)
 			dur, known = c.duration(j), true
+			c.hardDur = c.hardDuration(j, dur) // soft walltime hook point (softwall.go)
 		}
 		var exec []model.ExecChunk
 		exec, v = c.runProv(cl, dur) // provisioning hook point (aoe_lookahead.go)
@@ -153,6 +154,9 @@ func (c *cycle) topCount(queue string, own bool) int {
 // Resource_List.walltime, else its queue's default, else the server's;
 // -1 when none is known.
 func (c *cycle) duration(j *model.Job) int64 {
+	if d := c.softDuration(j); d > 0 { // soft walltime hook point (softwall.go)
+		return d + c.provDuration(j)
+	}
 	if d := c.walltime(j); d >= 0 {
 		return d + c.provDuration(j) // provisioning hook point (aoe.go)
 	}
@@ -178,7 +182,7 @@ func (c *cycle) walltime(j *model.Job) int64 {
 // plus walltime. A job already past it is about to be killed and is taken
 // to end in a second, as in OpenPBS.
 func (c *cycle) runningEnd(j *model.Job) int64 {
-	dur := c.duration(j)
+	dur := c.runningDuration(j)
 	if dur < 0 {
 		return forever
 	}

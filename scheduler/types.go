@@ -54,6 +54,8 @@ type Queue struct {
 	// DefaultWalltime (seconds) is the queue's resources_default.walltime;
 	// 0 falls back to Config.DefaultWalltime.
 	DefaultWalltime int64
+	// NodeGroupKey is the queue's node_group_key (psets.go).
+	NodeGroupKey []string
 }
 
 // Config is the scheduling policy (sched attributes in qmgr terms).
@@ -72,6 +74,10 @@ type Config struct {
 	// formula, keeps jobs whose formula value is at or below it from
 	// running this cycle.
 	FormulaThreshold *float64
+	// Fairshare is the share tree with usage (policy/fairshare.go): the
+	// formula's fairshare variables and, with fair_share, the order of
+	// entities right after the formula. nil without fairshare.
+	Fairshare *policy.Fairshare
 
 	// StrictOrdering (strict_ordering) makes a job that cannot run block
 	// the jobs after it: with BackfillDepth 0 nothing after it starts;
@@ -89,6 +95,9 @@ type Config struct {
 	// (top jobs needing them get no estimate); queued, it may start now
 	// only where no future hold exists. Never a silent 5 years.
 	DefaultWalltime int64
+
+	// Psets is the placement-set policy (psets.go).
+	Psets PsetConfig
 }
 
 // Plan is the outcome of one cycle; the server commits it as one Raft entry.
@@ -98,9 +107,11 @@ type Plan struct {
 	Estimates []model.JobEstimate
 	// Resvs confirm or deny unconfirmed reservations (resv.go).
 	Resvs []model.ResvDecision
+	// SoftWalltimes extend running jobs' soft walltimes (softwall.go).
+	SoftWalltimes []model.SoftWalltime
 }
 
 // Empty reports whether the plan changes nothing.
 func (p *Plan) Empty() bool {
-	return len(p.Runs) == 0 && len(p.Comments) == 0 && len(p.Estimates) == 0 && len(p.Resvs) == 0
+	return len(p.Runs) == 0 && len(p.Comments) == 0 && len(p.Estimates) == 0 && len(p.Resvs) == 0 && len(p.SoftWalltimes) == 0
 }

@@ -25,6 +25,9 @@ func admit(j *model.Job, id *Identity, cfg *model.ServerConfig, snap *raftstore.
 	if q.ACLGroupEnable && !containsName(q.ACLGroups, id.Group) {
 		return model.Err(model.PBSEQueueAccess)
 	}
+	if q.ACLHostEnable && !hostACLMatch(q.ACLHosts, id.Host) {
+		return &model.PBSError{Code: model.PBSEBadHost, Msg: model.MsgBadHost}
+	}
 	for _, name := range model.SortedKeys(q.ResourcesDefault) {
 		if _, ok := j.ResourceList[name]; !ok {
 			j.ResourceList[name] = q.ResourcesDefault[name]

@@ -203,6 +203,9 @@ func (s *Server) events(snap *raftstore.StateSnapshot, req *api.EventsRequest) e
 	}
 	cmd := &raftstore.JobEvents{Host: req.Host, Events: req.Events, Now: s.now().Unix()}
 	s.heard(req.Host)
-	_, err := s.apply(cmd)
-	return err
+	if _, err := s.apply(cmd); err != nil {
+		return err
+	}
+	s.mailJobEvents(snap, req.Events) // mail_events.go
+	return nil
 }

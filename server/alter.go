@@ -95,6 +95,9 @@ func (s *Server) handleAlter(w http.ResponseWriter, r *http.Request, id *Identit
 		if err != nil {
 			return nil, err
 		}
+		if err := checkSoftWalltime(req.Resources, res.List, id, cfg); err != nil {
+			return nil, err
+		}
 		if j.IsRunning() {
 			if err := raftstore.CheckRunningAlter(j, res.List); err != nil {
 				return nil, err

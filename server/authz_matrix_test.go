@@ -78,10 +78,14 @@ func matrixRows() []matrixRow {
 		{"POST /v1/manage", "/v1/manage", `{"verb":"set","object":"server","attrs":[{"name":"max_array_size","op":"=","value":"500"}]}`, deny, deny, allow, deny},
 		{"GET /v1/manage", "/v1/manage?object=server", "", allow, allow, allow, deny},
 		{"GET /v1/server", "/v1/server", "", allow, allow, allow, deny},
+		// pbsfs: anyone reads the tree; only managers change usage.
+		{"GET /v1/fairshare", "/v1/fairshare", "", allow, allow, allow, deny},
+		{"POST /v1/fairshare", "/v1/fairshare", `{"op":"set","entity":"matrix","usage":5}`, deny, deny, allow, deny},
 		{"GET /v1/provision", "/v1/provision", "", allow, allow, allow, deny},
 		{"POST /v1/resvs", "/v1/resvs", `{"token":"{token}","start":{start},"end":{end},"resources":{"select":"1:ncpus=1"}}`, allow, allow, allow, deny},
 		{"GET /v1/resvs", "/v1/resvs", "", allow, allow, allow, deny},
 		{"POST /v1/resvs/{id}/delete", "/v1/resvs/{resv}/delete", `{}`, deny, allow, allow, deny},
+		{"POST /v1/resvs/{id}/alter", "/v1/resvs/{resv}/alter", `{"name":"renamed"}`, deny, allow, allow, deny},
 		// strata operator: managers only (the bodies are refused as
 		// invalid after the check, so nothing changes).
 		{"GET /v1/operator/raft/peers", "/v1/operator/raft/peers", "", deny, deny, allow, deny},
@@ -92,6 +96,9 @@ func matrixRows() []matrixRow {
 		{"POST /v1/operator/raft/announce", "/v1/operator/raft/announce", `{"id":"x","level":1}`, deny, deny, deny, deny},
 		{"GET /v1/operator/snapshot", "/v1/operator/snapshot", "", deny, deny, allow, deny},
 		{"POST /v1/operator/snapshot", "/v1/operator/snapshot", `{"data":""}`, deny, deny, allow, deny},
+		// strata web login: any user, for themself (web_glue.go; the
+		// test server has no page, so users get "not supported").
+		{"POST /v1/web/login", "/v1/web/login", `{}`, allow, allow, allow, deny},
 		// The leader's applied index (reads on followers): not secret.
 		{"GET /v1/raft/index", "/v1/raft/index", "", allow, allow, allow, deny},
 		// Agent routes: no local user may use them; the agent may.

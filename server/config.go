@@ -32,6 +32,11 @@ type Config struct {
 	// at /metrics (server/metrics, docs/metrics.md); empty: off. Counts
 	// only, no names; bind it to loopback or a management network.
 	MetricsAddr string `toml:"metrics_addr"`
+	// Web serves the read-only web page (server/web) at /ui/ on
+	// metrics_addr; WebURL is the page's address in the links `strata web
+	// login` prints (default: http://metrics_addr).
+	Web    bool   `toml:"web"`
+	WebURL string `toml:"web_url"`
 	// TLS is the cluster PKI: this server's certificate (server role)
 	// serves the TCP API and Raft, and the CA bundle verifies agents and
 	// other servers.

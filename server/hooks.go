@@ -208,17 +208,6 @@ func (s *Server) jobHooks(ctx context.Context, event string, j *model.Job, dest 
 	return err
 }
 
-// ResvsubHooks is the call point for resvsub hooks; reservations arrive
-// with the reservations issue, which calls it before committing one.
-func (s *Server) ResvsubHooks(ctx context.Context, requestor string) error {
-	snap := s.state()
-	cfg := snap.Config()
-	ev := s.hookEvent("resvsub", nil, snap, &cfg)
-	ev.Requestor, ev.RequestorHost, _ = strings.Cut(requestor, "@")
-	_, err := s.runServerHooks(ctx, &cfg, ev)
-	return err
-}
-
 // runjobHooks filters a scheduling plan: a run decision a runjob hook
 // rejects becomes a comment with the hook's message, and the job stays
 // queued. It returns the jobs rejected. verdicts remembers the hooks'

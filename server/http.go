@@ -38,6 +38,8 @@ func (s *Server) routes() http.Handler {
 	s.resvRoutes(mux)      // reservations (resv.go)
 	s.operatorRoutes(mux)  // strata operator (operator.go)
 	s.raftIndexRoute(mux)  // reads on followers (readindex.go)
+	s.fairshareRoutes(mux) // pbsfs (fairshare.go)
+	s.webRoutes(mux)       // strata web login (web_glue.go)
 	return mux
 }
 
@@ -148,6 +150,9 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, id *Identi
 	if err := admit(job, id, &cfg, snap); err != nil {
 		return nil, err
 	}
+	if err := checkSoftWalltime(req.Resources, job.ResourceList, id, &cfg); err != nil {
+		return nil, err
+	}
 	if err := s.queuejobHooks(r.Context(), job, id, &cfg); err != nil {
 		return nil, err
 	}
@@ -208,6 +213,7 @@ func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request, id *Identity
 	for i, j := range jobs {
 		out[i] = api.NewJobStatus(j)
 	}
+	s.annotateFairshare(snap, &cfg, out) // fairshare.go
 	return api.JobsResponse{Server: s.serverInfo(snap), Jobs: out}, nil
 }
 
@@ -236,8 +242,11 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, id *Identi
 			return nil, err
 		}
 	}
-	_, err := s.apply(&raftstore.DeleteJob{JobID: jid, Requestor: id.User + "@" + id.Host, Force: req.Force, Purge: req.Purge, Now: s.now().Unix()})
-	return nil, err
+	if _, err := s.apply(&raftstore.DeleteJob{JobID: jid, Requestor: id.User + "@" + id.Host, Force: req.Force, Purge: req.Purge, Now: s.now().Unix()}); err != nil {
+		return nil, err
+	}
+	s.mailDeletedQueued(j, id.User+"@"+id.Host) // mail_events.go
+	return nil, nil
 }
 
 func (s *Server) handleNodes(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {

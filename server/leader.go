@@ -49,7 +49,7 @@ func (s *Server) watchLeadership(ctx context.Context) {
 			stop = func() { cancel(); wg.Wait(); stop = func() {} }
 			s.resetHeartbeats()
 			s.syncConfig()
-			for _, loop := range []func(context.Context){s.schedulerLoop, s.janitorLoop, s.historyLoop, s.execTimeLoop, s.periodicLoop, s.provisionLoop, s.resvLoop, s.serversLoop} {
+			for _, loop := range []func(context.Context){s.schedulerLoop, s.janitorLoop, s.historyLoop, s.execTimeLoop, s.periodicLoop, s.provisionLoop, s.resvLoop, s.serversLoop, s.fairshareLoop} {
 				wg.Add(1)
 				go func(f func(context.Context)) { defer wg.Done(); f(lctx) }(loop)
 			}

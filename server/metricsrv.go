@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"net/http"
+	"path/filepath"
 
 	"github.com/hashicorp/raft"
 
@@ -27,6 +29,7 @@ func (s *Server) newMetrics() *metrics.Metrics {
 			}
 			return s.node.Raft.Stats()
 		},
+		RaftDir: filepath.Join(s.cfg.DataDir, "raft"),
 	})
 }
 
@@ -56,16 +59,27 @@ func (s *Server) serveMetrics(ctx context.Context) error {
 			}
 		}
 	}()
+	go s.metrics.WatchProvisioning(ctx) // durations and waits (server/metrics/provision.go)
 	if s.cfg.MetricsAddr == "" {
 		return nil
 	}
 	// Its own listener (internal/metricshttp): nothing of the
 	// authenticated API is reachable there (TestRouteLabelsBounded checks),
 	// and the API's authorization matrix covers the API mux only.
-	addr, err := metricshttp.Serve(ctx, s.cfg.MetricsAddr, s.metrics.Handler(), s.logger)
+	// The web page (web = true) shares it: both are plain HTTP, and
+	// the page's job views need a session (server/web).
+	var mounts []func(*http.ServeMux)
+	if s.web != nil {
+		mounts = append(mounts, s.web.handler.Mount)
+	}
+	addr, err := metricshttp.Serve(ctx, s.cfg.MetricsAddr, s.metrics.Handler(), s.logger, mounts...)
 	if err != nil {
 		return err
 	}
 	s.logger.Printf("server %s: metrics on http://%s/metrics", s.cfg.Name, addr)
+	if s.web != nil {
+		s.web.listening(addr, s.hostname)
+		s.logger.Printf("server %s: web page on %s/ui/", s.cfg.Name, s.web.baseURL())
+	}
 	return nil
 }

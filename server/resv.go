@@ -18,6 +18,7 @@ func (s *Server) resvRoutes(mux *http.ServeMux) {
 	mux.Handle("POST "+v+"/resvs", s.wrap(s.handleResvSubmit, false))
 	mux.Handle("GET "+v+"/resvs", s.wrap(s.handleResvs, false))
 	mux.Handle("POST "+v+"/resvs/{id}/delete", s.wrap(s.handleResvDelete, false))
+	mux.Handle("POST "+v+"/resvs/{id}/alter", s.wrap(s.handleResvAlter, false)) // resv_alter.go
 }
 
 func badTimeSpec() error {
@@ -34,6 +35,9 @@ func (s *Server) handleResvSubmit(w http.ResponseWriter, r *http.Request, id *Id
 		return nil, &model.PBSError{Code: model.PBSENotLeader, Msg: "Server is not ready yet"}
 	}
 	cfg := snap.Config()
+	if err := s.resvsubHooks(r.Context(), &req, id, &cfg); err != nil { // hooks_resv.go
+		return nil, err
+	}
 	resv, err := buildResv(&req, id, &cfg, s.now().Unix())
 	if err != nil {
 		return nil, err
@@ -126,6 +130,9 @@ func buildResv(req *api.ResvSubmitRequest, id *Identity, cfg *model.ServerConfig
 		AOE:             model.SelectAOE(sel),
 		AuthorizedUsers: users,
 	}
+	if err := resvACLsAndMail(req, r); err != nil { // -G, -H, -m, -M (resv_alter.go)
+		return nil, err
+	}
 	if r.AOE != "" {
 		r.Place.Sharing = model.SharingExcl // PBS forces place=excl for AOE reservations
 		list["place"] = r.Place.String()
@@ -185,18 +192,15 @@ func (s *Server) handleResvDelete(w http.ResponseWriter, r *http.Request, id *Id
 	rid := r.PathValue("id")
 	snap := s.state()
 	cfg := snap.Config()
-	rv := snap.Reservation(rid)
-	if rv == nil || rv.Gone != 0 {
-		return nil, model.Err(model.PBSEUnknownResvID)
-	}
-	if rv.User != id.User && !isOperator(id, &cfg) {
-		return nil, model.Err(model.PBSEPerm)
+	if _, err := ownResv(snap, &cfg, rid, id); err != nil {
+		return nil, err
 	}
 	requestor := id.User + "@" + id.Host
 	if _, err := s.apply(&raftstore.DeleteResv{ID: rid, Requestor: requestor, Now: s.now().Unix()}); err != nil {
 		return nil, err
 	}
 	s.logger.Printf("%s;Reservation deleted at request of %s", rid, requestor)
+	s.mailResvDeleted(rid) // mail_events.go
 	return nil, nil
 }
 

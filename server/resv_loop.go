@@ -74,6 +74,7 @@ func (s *Server) resvStep(snap *raftstore.StateSnapshot) time.Time {
 			next = min(next, r.End)
 		}
 	}
+	next = min(next, s.abandonStaleAlters(snap, now)) // resv_alter.go
 	if purge {
 		if _, err := s.apply(&raftstore.ResvEvent{Kind: raftstore.ResvEventPurge, Before: now - resvTombstoneTTL + 1, Now: now}); err != nil {
 			s.logger.Printf("purge reservations: %v", err)
@@ -92,6 +93,7 @@ func (s *Server) resvEvent(id, kind string, now int64) {
 	if res == nil || !res.Done {
 		return
 	}
+	s.mailResvEvent(id, kind) // mail_events.go
 	switch kind {
 	case raftstore.ResvEventStart:
 		s.logger.Printf("%s;Reservation period starting", id)

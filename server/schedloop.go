@@ -66,9 +66,12 @@ func (s *Server) cycle() error {
 			s.logger.Printf("%s;%s", e.JobID, e.Note())
 		}
 	}
-	s.logResvDecisions(plan.Resvs) // reservation hook point (resv_sched.go)
-	_, err := s.apply(cmd)
-	return err
+	s.logResvDecisions(s.newResvDecisions(plan.Resvs)) // reservation hook point (resv_sched.go); alterations: mail_events.go
+	if _, err := s.apply(cmd); err != nil {
+		return err
+	}
+	s.resvVerdictsDone(plan.Resvs) // alterations' log lines and mail (mail_events.go)
+	return nil
 }
 
 // maxRunjobReplans bounds how often one cycle is planned again after

@@ -52,6 +52,10 @@ type Server struct {
 	members memberLevels
 	// metrics is this process's Prometheus registry (metrics_addr).
 	metrics *metrics.Metrics
+	// web is the page on the metrics listener, nil when off (web_glue.go).
+	web *webUI
+	// mail bounds the mail program's concurrent runs and backlog (mail.go).
+	mail mailLimits
 }
 
 // New prepares a server logging to logOut with timestamps; Run starts it.
@@ -70,6 +74,7 @@ func NewWithLogger(cfg *Config, logger *log.Logger) *Server {
 		trigger:    make(chan struct{}, 1),
 		heartbeats: map[string]time.Time{},
 		now:        time.Now,
+		mail:       newMailLimits(),
 	}
 }
 
@@ -86,6 +91,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	s.metrics = s.newMetrics()
+	s.web = s.newWebUI()
 	fsm.OnEvents(func(evs []model.LogEvent) { s.metrics.ObserveEvents(evs); evlog.submit(evs) })
 	go evlog.run(ctx)
 	if err := s.openMunge(); err != nil { // remote commands (remoteauth.go)

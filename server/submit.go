@@ -179,7 +179,7 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 // a select the host-level job-wide resources become "1:<them>" with
 // place=pack; Resource_List gets ncpus, mem and nodect totals.
 func resolveResources(in map[string]string, cfg *model.ServerConfig) (map[string]string, model.Select, model.Place, error) {
-	defs := cfg.Defs
+	defs := cfg.Defs.WithBuiltins() // soft_walltime on clusters seeded before it
 	list := map[string]string{}
 	var hostLevel []string
 	for _, name := range model.SortedKeys(in) {

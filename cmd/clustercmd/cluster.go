@@ -135,6 +135,9 @@ func start(c *cli.Context) error {
 		return cli.Exit("strata cluster: "+err.Error(), 1)
 	}
 	fmt.Fprintf(c.App.Writer, "cluster %s is up: %d processes; run: . %s/env\n", layout.ServerName, len(layout.Procs), dir)
+	if s := layout.servers(); len(s) > 0 && s[0].Metrics != "" {
+		fmt.Fprintf(c.App.Writer, "web page: http://%s/ui/ (strata web login for jobs; metrics at /metrics)\n", s[0].Metrics)
+	}
 	if layout.Remote != nil {
 		fmt.Fprintf(c.App.Writer, "remote clients (TCP and MUNGE, as a login host): . %s/env.remote\n", dir)
 	}
@@ -171,7 +174,7 @@ func create(dir, name string, servers, moms, ncpus int, mem string, extra []byte
 	for i := 1; i <= moms; i++ {
 		host := fmt.Sprintf("node%d", i)
 		momDir := filepath.Join(dir, host)
-		metrics, err := freePort()
+		metrics, err := freePort(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -253,6 +256,9 @@ export STRATA_CLUSTER_DIR=%q
 	}
 	if len(metrics) > 0 {
 		env += fmt.Sprintf("export STRATA_METRICS=%q\n", strings.Join(metrics, ","))
+		// The first server's web page (web = true; /ui/ and /metrics on
+		// one address, docs/observability.md).
+		env += fmt.Sprintf("export STRATA_WEB=%q\n", strings.TrimSuffix(metrics[0], "/metrics"))
 	}
 	return os.WriteFile(filepath.Join(dir, "env"), []byte(env), 0o644)
 }

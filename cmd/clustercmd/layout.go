@@ -4,10 +4,8 @@
 package clustercmd
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -95,42 +93,6 @@ func pidOf(dir, name string) int {
 		}
 	}
 	return pid
-}
-
-// freePort asks the kernel for an unused loopback port.
-//
-// The port is drawn below the kernel's ephemeral range (which starts at
-// 32768 by default): a port handed out by a ":0" listen can be taken by any
-// outgoing connection's source port before the daemon binds it, which made
-// busy machines fail cluster starts now and then.
-func freePort() (string, error) {
-	lo, hi := 20000, ephemeralLow()
-	for i := 0; i < 200; i++ {
-		var b [2]byte
-		rand.Read(b[:])
-		port := lo + (int(b[0])<<8|int(b[1]))%(hi-lo)
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			continue
-		}
-		addr := ln.Addr().String()
-		ln.Close()
-		return addr, nil
-	}
-	return "", fmt.Errorf("no free port between %d and %d", lo, hi)
-}
-
-// ephemeralLow reads the start of the kernel's ephemeral port range.
-func ephemeralLow() int {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if n, err := strconv.Atoi(f[0]); err == nil && n > 21000 {
-				return n
-			}
-		}
-	}
-	return 32768
 }
 
 // sessionsUnder returns the session ids of processes whose command line

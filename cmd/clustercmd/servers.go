@@ -21,15 +21,15 @@ func createServers(dir, name string, n int, extra []byte) ([]Process, error) {
 	type srv struct{ name, dir, api, raft, sock, metrics string }
 	var srvs []srv
 	for i := 1; i <= n; i++ {
-		api, err := freePort()
+		api, err := freePort(dir)
 		if err != nil {
 			return nil, err
 		}
-		raft, err := freePort()
+		raft, err := freePort(dir)
 		if err != nil {
 			return nil, err
 		}
-		metrics, err := freePort()
+		metrics, err := freePort(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -66,6 +66,7 @@ socket = %q
 api_addr = %q
 raft_addr = %q
 metrics_addr = %q
+web = true
 %s
 fast_raft = true
 allow_root_jobs = true

@@ -102,6 +102,9 @@ func jobAttrs(j *model.Job, defs model.ResourceDefs, loc *time.Location) []attr 
 	add("comment", j.Comment)
 	addTime("etime", j.Etime)
 	out = append(out, estimateAttrs(j, defs, loc)...)
+	if j.EstSoftWalltime > 0 {
+		out = append(out, attr{Name: "estimated", Resource: "soft_walltime", Value: model.FormatDuration(j.EstSoftWalltime)})
+	}
 	add("run_count", strconv.Itoa(j.RunCount))
 	if j.Exit != nil {
 		add("Exit_status", strconv.Itoa(*j.Exit))

@@ -184,6 +184,18 @@ func Manuals() []Manual {
 				o('e', "", "Echo each directive."), o('n', "", "Check syntax only."),
 				o('z', "", "No errors on standard error."),
 			}},
+		{Name: "pbsfs", Section: 8, Synopsis: pbsfsUsage, Spec: string(pbsfsSpec),
+			Description: "Shows the fairshare tree with each entity's shares, usage, share of the machine and rank; managers set, decay, trim or reset usage. Usage is replicated state: a change takes effect on every server at once, with the scheduler running.",
+			Options: []OptionDoc{
+				o('c', "entity1 entity2", "Print the entity whose jobs run first."),
+				o('d', "", "Decay all usage once by fairshare_decay_factor (managers)."),
+				o('e', "", "Forget the usage of entities the tree does not name (managers)."),
+				o('g', "entity", "Print one entity and its path from the root."),
+				o('I', "sched_name", "The scheduler (only default exists)."),
+				o('p', "", "Print in a parsable format (name|parent|shares|usage|perc|factor|rank)."),
+				o('t', "", "Print as a tree."),
+				o('s', "entity usage_value", "Set an entity's usage (managers)."),
+			}},
 		{Name: "pbs_rsub", Section: 1, Synopsis: rsubUsage, Spec: string(rsubSpec),
 			Description: "Submits an advance reservation, or a standing one with -r.",
 			Options: []OptionDoc{
@@ -203,6 +215,19 @@ func Manuals() []Manual {
 			}},
 		{Name: "pbs_rdel", Section: 1, Synopsis: rdelUsage, Spec: "",
 			Description: "Deletes reservations and the jobs in them."},
+		{Name: "pbs_ralter", Section: 1, Synopsis: ralterUsage, Spec: string(ralterSpec),
+			Description: "Alters a reservation: a change of times or select is confirmed by the scheduler like a new reservation, or refused leaving the reservation as it was.",
+			Options: []OptionDoc{
+				o('D', "duration", "New duration."), o('E', "end_time", "New end time."),
+				o('G', "group_list", "Groups allowed to submit into it (replaces the list)."),
+				o('I', "seconds", "Wait this long for the scheduler's verdict."),
+				o('l', "select=...", "New select (growing or shrinking)."),
+				o('m', "mail_points", "Mail points (a, b, c, e or n)."), o('M', "mail_list", "Mail recipients."),
+				o('N', "reservation_name", "New name."), o('q', "@server", "Server."),
+				o('R', "start_time", "New start time."),
+				o('U', "user_list", "Users allowed to submit into it (replaces the list; the owner stays)."),
+				o('W', "force", "Managers: apply new times even if the scheduler refuses them."),
+			}},
 	}
 }
 

@@ -61,6 +61,8 @@ func TestManualOptionsAreWhatCommandsAccept(t *testing.T) {
 		"qsub": Qsub, "qstat": Qstat, "qdel": Qdel, "pbsnodes": Pbsnodes, "qhold": Qhold, "qrls": Qrls,
 		"qalter": Qalter, "qsig": Qsig, "qselect": Qselect, "qmove": Qmove, "qrerun": Qrerun, "qrun": Qrun,
 		"qorder": Qorder, "tracejob": Tracejob, "qmgr": Qmgr, "pbs_rsub": Rsub, "pbs_rstat": Rstat, "pbs_rdel": Rdel,
+		"pbs_ralter": Ralter,
+		"pbsfs":      Pbsfs,
 	}
 	letters := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 	for _, m := range Manuals() {

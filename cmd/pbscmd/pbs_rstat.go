@@ -184,6 +184,7 @@ func writeResvFull(w io.Writer, r api.ResvInfo, loc *time.Location) {
 		line("resv_nodes", r.ResvNodes)
 	}
 	line("Authorized_Users", strings.Join(r.AuthorizedUsers, ","))
+	writeResvACLsAndMail(line, r.Reservation) // pbs_ralter.go
 	line("server", r.Server)
 	if r.RRule != "" {
 		line("reserve_rrule", r.RRule)

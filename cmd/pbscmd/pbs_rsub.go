@@ -23,12 +23,13 @@ type resvServer interface {
 
 var _ resvServer = (*api.Client)(nil)
 
-// ReservationCommands returns pbs_rsub, pbs_rstat and pbs_rdel.
+// ReservationCommands returns pbs_rsub, pbs_rstat, pbs_rdel and pbs_ralter.
 func ReservationCommands() []*cli.Command {
 	return []*cli.Command{
 		command("pbs_rsub", "submit an advance or standing reservation", Rsub),
 		command("pbs_rstat", "show the status of reservations", Rstat),
 		command("pbs_rdel", "delete reservations", Rdel),
+		command("pbs_ralter", "alter a reservation", Ralter),
 	}
 }
 
@@ -91,29 +92,17 @@ func abs(n int64) int64 {
 // waitResv polls until the reservation is confirmed or denied, or the
 // timeout passes.
 func waitResv(ctx context.Context, env *Env, c resvServer, id string, timeout time.Duration) string {
-	deadline := env.Now().Add(timeout)
-	for {
-		out, err := c.Resvs(ctx, []string{id}, true)
-		if err == nil && len(out.Resvs) == 1 {
-			r := out.Resvs[0]
-			switch {
-			case r.Denied:
-				return "DENIED"
-			case r.Gone != 0:
-				return "DELETED"
-			case r.State != model.ResvUnconfirmed:
-				return "CONFIRMED"
-			}
+	return pollResv(ctx, env, c, id, timeout, func(r api.ResvInfo) string {
+		switch {
+		case r.Denied:
+			return "DENIED"
+		case r.Gone != 0:
+			return "DELETED"
+		case r.State != model.ResvUnconfirmed:
+			return "CONFIRMED"
 		}
-		if !env.Now().Before(deadline) {
-			return "UNCONFIRMED"
-		}
-		select {
-		case <-ctx.Done():
-			return "UNCONFIRMED"
-		case <-time.After(rsubPoll):
-		}
-	}
+		return ""
+	})
 }
 
 // parseRsub reads pbs_rsub's options into a request. Times are read in
@@ -172,9 +161,16 @@ func parseRsub(env *Env, args []string) (*api.ResvSubmitRequest, int64, error) {
 		case 'r':
 			req.RRule = v
 			req.TZ = env.getenv("PBS_TZID")
-		case 'G', 'H', 'm', 'M', 'q', 'W':
-			// Accepted so scripts work; group/host ACLs and mail are not
-			// implemented (docs/reservations.md).
+		case 'G':
+			req.Groups = append(req.Groups, strings.Split(v, ",")...)
+		case 'H':
+			req.Hosts = append(req.Hosts, strings.Split(v, ",")...)
+		case 'm':
+			req.MailPoints = v
+		case 'M':
+			req.MailUsers = v
+		case 'q', 'W':
+			// Accepted so scripts work (docs/reservations.md).
 		}
 	}
 	// The time rules (two of -R, -E, -D) are the server's, so that the

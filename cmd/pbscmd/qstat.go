@@ -152,6 +152,20 @@ func parseQstat(args []string) (qstatOpts, []string, error) {
 type qstatResult struct {
 	jobs []*model.Job
 	info api.ServerInfo
+	// fairshare holds queued jobs' fairshare_position by id (computed by
+	// the server, not part of the stored job).
+	fairshare map[string]string
+}
+
+// noteFairshare keeps a job status's fairshare position for qstat -f.
+func (r *qstatResult) noteFairshare(st *api.JobStatus) {
+	if st.Fairshare == "" {
+		return
+	}
+	if r.fairshare == nil {
+		r.fairshare = map[string]string{}
+	}
+	r.fairshare[st.ID] = st.Fairshare
 }
 
 // all lists every job; it returns the exit status, or -1 after a
@@ -168,6 +182,7 @@ func (r *qstatResult) all(ctx context.Context, env *Env, s *session, o qstatOpts
 		return 0
 	}
 	for _, j := range resp.Jobs {
+		r.noteFairshare(j)
 		if o.history || !j.IsFinished() || j.IsSubjob() {
 			r.jobs = append(r.jobs, j.Job)
 		}
@@ -216,6 +231,7 @@ func (r *qstatResult) each(ctx context.Context, env *Env, s *session, o qstatOpt
 			continue
 		}
 		for _, j := range resp.Jobs {
+			r.noteFairshare(j)
 			if !o.history && j.IsFinished() && !j.IsSubjob() {
 				code = jobFinished(env, j.ID)
 				continue
@@ -269,6 +285,7 @@ func (r *qstatResult) destination(ctx context.Context, env *Env, s *session, o q
 	}
 	var found []*model.Job
 	for _, j := range resp.Jobs {
+		r.noteFairshare(j)
 		if (queue == "" || j.Queue == queue) && (o.history || !j.IsFinished() || j.IsSubjob()) {
 			found = append(found, j.Job)
 		}
@@ -356,18 +373,18 @@ func renderQstat(env *Env, s *session, r *qstatResult, o qstatOpts) string {
 		if len(jobs) > 0 {
 			all := newJSONObject()
 			for _, j := range jobs {
-				all.Set(j.ID, attrsJSON(jobAttrs(j, defs, env.Loc)))
+				all.Set(j.ID, attrsJSON(withFairshare(jobAttrs(j, defs, env.Loc), r.fairshare[j.ID])))
 			}
 			root.Set("Jobs", all)
 		}
 		b.WriteString(root.String())
 	case o.format == "dsv":
 		for _, j := range jobs {
-			writeDSVLine(&b, "Job Id: "+j.ID, jobAttrs(j, defs, env.Loc), o.delim)
+			writeDSVLine(&b, "Job Id: "+j.ID, withFairshare(jobAttrs(j, defs, env.Loc), r.fairshare[j.ID]), o.delim)
 		}
 	default:
 		for _, j := range jobs {
-			writeFullBlock(&b, "Job Id: "+j.ID, jobAttrs(j, defs, env.Loc), o.wide)
+			writeFullBlock(&b, "Job Id: "+j.ID, withFairshare(jobAttrs(j, defs, env.Loc), r.fairshare[j.ID]), o.wide)
 		}
 	}
 	return b.String()

@@ -15,7 +15,7 @@ const (
 // durationResources and sizeResources are the job-wide resources whose
 // syntax qsub can check without the server's resource definitions.
 var (
-	durationResources = []string{"walltime", "cput"}
+	durationResources = []string{"walltime", "soft_walltime", "cput"}
 	sizeResources     = []string{"mem", "vmem", "file"}
 )
 

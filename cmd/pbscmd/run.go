@@ -33,6 +33,7 @@ func Commands() []*cli.Command {
 		command("qorder", "exchange the order of two batch jobs", Qorder),
 		command("tracejob", "show the life of a batch job", Tracejob),
 		command("qmgr", "administer the server's configuration", Qmgr),
+		command("pbsfs", "show and change fairshare usage", Pbsfs),
 	}
 }
 

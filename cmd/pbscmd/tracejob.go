@@ -42,6 +42,15 @@ func Tracejob(ctx context.Context, env *Env, args []string) int {
 		}
 		for _, j := range resp.Jobs {
 			writeTrace(&b, j.Job, env.Loc)
+			if j.Fairshare != "" {
+				// Not history: where the job stands now (pbsfs.go).
+				loc := env.Loc
+				if loc == nil {
+					loc = time.Local
+				}
+				fmt.Fprintf(&b, "%s  L    Job queued behind more deserving fairshare entities: %s\n",
+					env.Now().In(loc).Format(tracejobLayout), j.Fairshare)
+			}
 		}
 		return nil
 	})

@@ -22,7 +22,7 @@ func Command() *cli.Command {
 	return &cli.Command{
 		Name:      "simulate",
 		Usage:     "replay an SWF workload trace through the scheduler in virtual time",
-		UsageText: "strata simulate --trace FILE.swf[.gz] [--window START:COUNT] [--procs N] [--policy fcfs|easy|conservative|strata] [--estimates user|exact] [--state-machine] [--aoes N --reimage-time S [--app-time S] [--provision-policy P] [--max-concurrent-provision K]] [-F json]",
+		UsageText: "strata simulate --trace FILE.swf[.gz] [--window START:COUNT] [--procs N] [--policy fcfs|easy|conservative|strata] [--estimates user|exact] [--state-machine] [--fairshare [--share-tree FILE] [--fairshare-entity euser|egroup]] [--per-group] [--aoes N --reimage-time S [--app-time S] [--provision-policy P] [--max-concurrent-provision K]] [-F json]",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "trace", Required: true, Usage: "SWF file (.gz is read compressed)"},
 			&cli.StringFlag{Name: "window", Usage: "simulate jobs START..START+COUNT-1 of the trace (after dropped records)"},
@@ -30,6 +30,11 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "policy", Value: sim.PolicyStrata, Usage: "fcfs, easy, conservative or strata"},
 			&cli.StringFlag{Name: "estimates", Value: "user", Usage: "walltime: user (the trace's request) or exact (the run time)"},
 			&cli.StringFlag{Name: "F", Usage: "output format: json"},
+			&cli.BoolFlag{Name: "fairshare", Usage: "order jobs by fair_share over a share tree (the trace's groups and users, or --share-tree); implies --per-group"},
+			&cli.StringFlag{Name: "share-tree", Usage: "resource_group file for --fairshare (name id parent shares; users u<uid>, groups g<gid>)"},
+			&cli.StringFlag{Name: "fairshare-entity", Value: "euser", Usage: "euser or egroup"},
+			&cli.StringFlag{Name: "fairshare-decay", Value: "86400:0.5", Usage: "fairshare_decay_time:fairshare_decay_factor"},
+			&cli.BoolFlag{Name: "per-group", Usage: "report wait and slowdown per user and per group, and the spread between groups"},
 			&cli.BoolFlag{Name: "state-machine", Usage: "keep the state in the server's state machine and apply every cycle as the leader commits it (about 3x slower; same results)"},
 		}, aoeFlags()...), // provisioning (aoe.go)
 		Action: func(c *cli.Context) error {
@@ -38,6 +43,9 @@ func Command() *cli.Command {
 				return cli.Exit("strata simulate: "+err.Error(), 2)
 			}
 			if opt.AOE, err = aoeOptions(c); err != nil {
+				return cli.Exit("strata simulate: "+err.Error(), 2)
+			}
+			if err := fairshareOptions(c, &opt); err != nil { // fairshare.go
 				return cli.Exit("strata simulate: "+err.Error(), 2)
 			}
 			tr, err := sim.ReadFile(c.String("trace"))
@@ -115,6 +123,9 @@ makespan:           %d s
 cycles:             %d
 `, trace, r.Policy, r.Estimates, r.Nodes, r.PPN, r.Procs, r.Jobs, r.Capped, r.TooLarge,
 		r.AvgWait, r.AvgBSLD, 100*r.Util, r.Makespan, r.Cycles)
+	if err == nil && r.Fairness != nil {
+		err = writeFairness(w, r) // fairshare.go
+	}
 	if err != nil {
 		return err
 	}

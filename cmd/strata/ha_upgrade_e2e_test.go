@@ -7,10 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/strata-hpc/strata/raftstore"
 )
 
 // TestHARollingUpgrade runs one follower of a 3-server cluster on the
@@ -45,10 +48,11 @@ func TestHARollingUpgrade(t *testing.T) {
 		}
 	}
 	viaLead, viaOther := via(lead.Name), via(other)
-	waitFor(t, 20*time.Second, "every server recorded at level 2", func() bool {
+	cur := strconv.Itoa(raftstore.CommandLevel()) // this source's level (3: Fairshare)
+	waitFor(t, 20*time.Second, "every server recorded at level "+cur, func() bool {
 		peers := peerTable(viaOther)
 		for _, f := range peers {
-			if len(f) < 6 || f[4] == "?" || f[5] != "2" {
+			if len(f) < 6 || f[4] == "?" || f[5] != cur {
 				return false
 			}
 		}
@@ -108,12 +112,12 @@ func TestHARollingUpgrade(t *testing.T) {
 	// records server4, and every server learns its address.
 	c.kill9(old)
 	c.restart()
-	waitFor(t, 30*time.Second, "command level 2 in use", func() bool {
-		return strings.Contains(viaLead.must("strata", "operator", "raft", "list-peers"), "Command level in use: 2\n")
+	waitFor(t, 30*time.Second, "command level "+cur+" in use", func() bool {
+		return strings.Contains(viaLead.must("strata", "operator", "raft", "list-peers"), "Command level in use: "+cur+"\n")
 	})
 	waitFor(t, 20*time.Second, "server4 recorded and known to "+other, func() bool {
 		f := peerTable(viaOther)["server4"]
-		return len(f) > 5 && f[4] != "?" && f[5] == "2"
+		return len(f) > 5 && f[4] != "?" && f[5] == cur
 	})
 	t.Logf("rolling upgrade: %s ran command level 1 (applied %s and %s, refused ServerInfo), the leader held back server4's record, after the upgrade %s knows server4 at %s",
 		old, id, id2, other, peerTable(viaOther)["server4"][4])

@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build strata:", err)
 		os.Exit(1)
 	}
-	for _, l := range []string{"qsub", "qstat", "qdel", "qhold", "qrls", "qalter", "qsig", "qselect", "qmove", "qrerun", "qrun", "qorder", "tracejob", "pbsnodes", "qmgr", "pbs_rsub", "pbs_rstat", "pbs_rdel"} {
+	for _, l := range []string{"qsub", "qstat", "qdel", "qhold", "qrls", "qalter", "qsig", "qselect", "qmove", "qrerun", "qrun", "qorder", "tracejob", "pbsnodes", "qmgr", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter", "pbsfs"} {
 		os.Symlink("strata", filepath.Join(dir, l))
 	}
 	// The job's files are delivered as the job's owner; the tests' temp

@@ -15,6 +15,7 @@ import (
 	"github.com/strata-hpc/strata/cmd/pbscmd"
 	"github.com/strata-hpc/strata/cmd/provisioncmd"
 	"github.com/strata-hpc/strata/cmd/simcmd"
+	"github.com/strata-hpc/strata/cmd/webcmd"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -48,6 +49,7 @@ func run(args []string) int {
 func allCommands() []*cli.Command {
 	var cmds []*cli.Command
 	cmds = append(cmds, serverCommand(), momCommand(), shepherdCommand(), genManCommand(), genCompletionCommand(), tlsCommand(), operatorCommand(), clustercmd.Command(), benchcmd.Command(), benchcmd.SimCommand(), simcmd.Command(), provisioncmd.Command(func(name string) *api.Client { return pbscmd.OSEnv().Connect(name).(*api.Client) }))
+	cmds = append(cmds, webcmd.Command(func(name string) *api.Client { return pbscmd.OSEnv().Connect(name).(*api.Client) }))
 	cmds = append(cmds, pbscmd.Commands()...)
 	cmds = append(cmds, pbscmd.ReservationCommands()...)
 	return cmds

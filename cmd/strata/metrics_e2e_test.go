@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -86,22 +85,12 @@ func TestMetrics(t *testing.T) {
 		t.Fatalf("D/env has no STRATA_METRICS on loopback:\n%s", env)
 	}
 	serverURL := m[1]
-	var layout struct {
-		Procs []struct {
-			Name    string `json:"name"`
-			Metrics string `json:"metrics"`
-		} `json:"processes"`
-	}
-	b, err := os.ReadFile(filepath.Join(c.dir, "cluster.json"))
-	if err != nil || json.Unmarshal(b, &layout) != nil {
-		t.Fatalf("cluster.json: %v", err)
-	}
 	agentURL := map[string]string{}
-	for _, p := range layout.Procs {
-		if !strings.HasPrefix(p.Metrics, "127.0.0.1:") {
-			t.Fatalf("process %s metrics address %q is not on loopback", p.Name, p.Metrics)
+	for name, addr := range metricsAddrs(t, c) {
+		if !strings.HasPrefix(addr, "127.0.0.1:") {
+			t.Fatalf("process %s metrics address %q is not on loopback", name, addr)
 		}
-		agentURL[p.Name] = "http://" + p.Metrics + "/metrics"
+		agentURL[name] = "http://" + addr + "/metrics"
 	}
 
 	ok1 := c.submit("#!/bin/sh\n#PBS -N metricsecret\nexit 0\n")

@@ -41,7 +41,16 @@ func TestReadmeTourRunsVerbatim(t *testing.T) {
 
 	cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", script)
 	cmd.Dir = root
+	// A fresh HOME, but Go's module and build caches stay where they are:
+	// with HOME's default caches the tour's make rebuilt every package and
+	// downloaded every module, minutes on a loaded machine, which tests
+	// nothing the README says.
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	for _, v := range []string{"GOMODCACHE", "GOCACHE", "GOPATH"} {
+		if out, err := exec.Command("go", "env", v).Output(); err == nil && len(strings.TrimSpace(string(out))) > 0 {
+			cmd.Env = append(cmd.Env, v+"="+strings.TrimSpace(string(out)))
+		}
+	}
 	done := make(chan struct{})
 	var out []byte
 	go func() { out, err = cmd.CombinedOutput(); close(done) }()

@@ -102,6 +102,9 @@ func TestRemoteCommandsThroughEnvRemote(t *testing.T) {
 	if r := remote.runAs(nobody, "", "pbs_rstat", "-f", resv); r.code != 0 || !strings.Contains(r.stdout, "Reserve_Owner = nobody@"+host) {
 		t.Fatalf("remote pbs_rstat: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
+	if r := remote.runAs(nobody, "", "pbs_ralter", "-N", "remote", resv); r.code != 0 || r.stdout != "pbs_ralter: "+resv+" ALTER REQUESTED\n" {
+		t.Fatalf("remote pbs_ralter: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
 	if r := remote.runAs(nobody, "", "pbs_rdel", resv); r.code != 0 {
 		t.Fatalf("remote pbs_rdel: exit %d %q", r.code, r.stderr)
 	}

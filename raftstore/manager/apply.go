@@ -35,6 +35,9 @@ func Apply(cfg model.ServerConfig, st VnodeSource, req *Request) (*Result, error
 	if err != nil {
 		return nil, err
 	}
+	if psetsChanged(&cfg, c) { // placement sets (psets.go)
+		res.ResourcesChanged = true
+	}
 	return res, nil
 }
 
@@ -125,6 +128,10 @@ func setServerAttr(c *model.ServerConfig, a Attr) error {
 		return setInt(&c.NodeFailRequeue, a, 310, 0)
 	case "query_other_jobs":
 		return setBool(&c.QueryOtherJobs, a, false)
+	case "mail_from":
+		return setMailFrom(&c.MailFrom, a)
+	case "mail_program":
+		return setMailProgram(&c.MailProgram, a)
 	case "scheduler_iteration":
 		return setInt(&c.SchedulerIteration, a, 0, 1)
 	case "log_events":
@@ -142,6 +149,10 @@ func setServerAttr(c *model.ServerConfig, a Attr) error {
 		return setResource(&c.ResourcesDefault, a, c.Defs, false)
 	case "default_chunk":
 		return setResource(&c.DefaultChunk, a, c.Defs, true)
+	case "node_group_enable":
+		return setBool(&c.NodeGroupEnable, a, false)
+	case "node_group_key":
+		return setGroupKey(&c.NodeGroupKey, a, c.Defs)
 	}
 	return noAttr(a)
 }
@@ -276,6 +287,12 @@ func setQueueAttr(q *model.QueueConfig, defs model.ResourceDefs, a Attr) error {
 		return setBool(&q.ACLGroupEnable, a, false)
 	case "acl_groups":
 		return setList(&q.ACLGroups, a, validUserHost)
+	case "node_group_key":
+		return setGroupKey(&q.NodeGroupKey, a, defs)
+	case "acl_host_enable":
+		return setBool(&q.ACLHostEnable, a, false)
+	case "acl_hosts":
+		return setList(&q.ACLHosts, a, nil)
 	}
 	return noAttr(a)
 }
@@ -343,6 +360,10 @@ func applySched(c *model.ServerConfig, req *Request) error {
 			return setBool(&s.StrictOrdering, a, false)
 		case "backfill_depth":
 			return setInt(&s.BackfillDepth, a, 1, 0)
+		case "do_not_span_psets":
+			return setBool(&s.DoNotSpanPsets, a, false)
+		case "only_explicit_psets":
+			return setBool(&s.OnlyExplicitPsets, a, false)
 		case "sched_min_interval":
 			if a.Op == "" {
 				s.MinIntervalMs = 0
@@ -354,6 +375,9 @@ func applySched(c *model.ServerConfig, req *Request) error {
 			}
 			s.MinIntervalMs = ms
 			return nil
+		}
+		if ok, err := applyFairshareAttr(c, a); ok { // fairshare.go
+			return err
 		}
 		return noAttr(a)
 	})

@@ -128,6 +128,9 @@ func applyResource(c *model.ServerConfig, st VnodeSource, req *Request, res *Res
 }
 
 func resourceInUse(c *model.ServerConfig, st VnodeSource, name string) bool {
+	if groupKeyUses(c, name) { // placement sets (psets.go)
+		return true
+	}
 	if _, ok := c.DefaultChunk[name]; ok {
 		return true
 	}

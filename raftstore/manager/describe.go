@@ -82,11 +82,15 @@ func DescribeServer(c *model.ServerConfig) Object {
 	it.add("log_events", strconv.Itoa(c.LogEventMask()))
 	it.add("flatuid", boolIf(c.FlatUID))
 	it.add("query_other_jobs", model.FormatBool(c.QueryOtherJobs))
+	it.add("mail_from", c.MailFrom)
+	it.add("mail_program", c.MailProgram)
 	it.add("job_history_enable", model.FormatBool(c.JobHistoryEnable))
 	if c.JobHistoryDuration > 0 {
 		it.add("job_history_duration", model.FormatDuration(c.JobHistoryDuration))
 	}
 	it.add("node_fail_requeue", strconv.FormatInt(c.NodeFailRequeue, 10))
+	it.add("node_group_enable", boolIf(c.NodeGroupEnable))
+	it.add("node_group_key", c.NodeGroupKey...)
 	return Object{Type: "Server", Name: c.Name, Items: it}
 }
 
@@ -107,6 +111,8 @@ func DescribeQueue(q *model.QueueConfig) Object {
 	it.add("acl_users", q.ACLUsers...)
 	it.add("acl_group_enable", boolIf(q.ACLGroupEnable))
 	it.add("acl_groups", q.ACLGroups...)
+	it.add("acl_host_enable", boolIf(q.ACLHostEnable))
+	it.add("acl_hosts", q.ACLHosts...)
 	it.add("max_run", limitValues(q.MaxRun)...)
 	it.add("max_queued", limitValues(q.MaxQueued)...)
 	it.res("resources_max", q.ResourcesMax)
@@ -116,6 +122,7 @@ func DescribeQueue(q *model.QueueConfig) Object {
 	if q.BackfillDepth != nil {
 		it.add("backfill_depth", strconv.Itoa(*q.BackfillDepth))
 	}
+	it.add("node_group_key", q.NodeGroupKey...)
 	it.add("enabled", model.FormatBool(q.Enabled))
 	it.add("started", model.FormatBool(q.Started))
 	return Object{Type: "Queue", Name: q.Name, Items: it}
@@ -140,9 +147,12 @@ func DescribeSched(c *model.ServerConfig) Object {
 	}
 	it.add("strict_ordering", model.FormatBool(s.StrictOrdering))
 	it.add("backfill_depth", strconv.FormatInt(s.BackfillDepth, 10))
+	it.add("do_not_span_psets", boolIf(s.DoNotSpanPsets))
+	it.add("only_explicit_psets", boolIf(s.OnlyExplicitPsets))
 	if s.MinIntervalMs > 0 {
 		it.add("sched_min_interval", FormatMillis(s.MinIntervalMs))
 	}
+	describeFairshare(&it, s.Fairshare) // fairshare.go
 	return Object{Type: "Sched", Name: "default", Items: it}
 }
 

@@ -74,6 +74,8 @@ func FuzzManagerApply(f *testing.F) {
 		{0, 4, "n1", "resources_available", "ncpus", 0, "8"}, {2, 5, "h1", "event", "", 0, "queuejob"}, {0, 0, "", "max_job_sequence_id", "", 0, "99999999999999999999"},
 		{0, 0, "", "job_history_duration", "", 0, "99999999999999999999"}, {0, 2, "", "job_sort_formula_threshold", "", 0, "NaN"},
 		{0, 2, "", "sched_min_interval", "", 0, "9e15"}, {0, 2, "", "sched_min_interval", "", 0, "NaN"},
+		{0, 2, "", "resource_group", "", 0, "grpA 1 root 50, alice 2 grpA 1"}, {0, 2, "", "resource_group", "", 2, "alice 2 grpA 1"},
+		{0, 2, "", "fairshare_decay_factor", "", 0, "0.5"}, {0, 2, "", "fairshare_usage_res", "", 0, "ncpus*walltime"},
 	} {
 		f.Add(s.verb, s.obj, s.name, s.attr, s.res, s.op, s.value)
 	}

@@ -231,6 +231,9 @@ func setResource(dst *map[string]string, a Attr, defs model.ResourceDefs, hostLe
 	default:
 		return badValue(a)
 	}
+	if a.Resource == "soft_walltime" && model.SoftWalltimeOf(map[string]string{a.Resource: v}) == 0 {
+		return badValue(a) // a zero default would refuse every job (OpenPBS refuses it too)
+	}
 	m[a.Resource] = v
 	*dst = m
 	return nil

@@ -52,7 +52,7 @@ func (b *ownBooks) Submit(j JobSpec, at int64) (string, error) {
 	ppn := b.snap.Vnodes[0].Capacity["ncpus"]
 	id := strconv.FormatInt(j.TraceID, 10) + ".sim"
 	job := &model.Job{
-		ID: id, Seq: j.Seq, Queue: "workq", State: model.StateQueued,
+		ID: id, Seq: j.Seq, Queue: "workq", State: model.StateQueued, User: j.User, Group: j.Group,
 		Qtime: at, Etime: at, Ctime: at,
 		Select: model.Select{{
 			Count:   j.Chunks,

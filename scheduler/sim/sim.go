@@ -35,6 +35,10 @@ type Options struct {
 	Exact bool
 	// AOE adds provisioning (aoe.go); AOE.AOEs 0 runs without AOEs.
 	AOE AOEOptions
+	// Fairshare turns on fair_share (fairshare.go); PerGroup reports
+	// per-user and per-group outcomes (implied by Fairshare).
+	Fairshare *FairshareOptions
+	PerGroup  bool
 }
 
 // Config returns the scheduler configuration of a policy.
@@ -70,6 +74,10 @@ type Result struct {
 	Cycles    int     `json:"cycles"`
 	Capped    int     `json:"capped_at_walltime"`
 	TooLarge  int     `json:"dropped_too_large"`
+	// Fairshare says whether fair_share ordered the jobs; Fairness is the
+	// per-user and per-group report (fairshare.go).
+	Fairshare bool      `json:"fairshare,omitempty"`
+	Fairness  *Fairness `json:"fairness,omitempty"`
 	*AOEResult
 }
 
@@ -113,6 +121,8 @@ type JobSpec struct {
 	Chunks   int
 	Walltime int64
 	AOE      string // the environment the job asks for (aoe.go), or ""
+	// User and Group name the trace's user and group (u<uid>, g<gid>).
+	User, Group string
 }
 
 // Books keep the simulated state: the simulator's own (Run, the fast
@@ -188,7 +198,8 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 		if opt.Exact {
 			wall = tj.Run
 		}
-		spec := JobSpec{TraceID: tj.ID, Seq: int64(i + 1), Chunks: chunks, Walltime: max(wall, 1)}
+		spec := JobSpec{TraceID: tj.ID, Seq: int64(i + 1), Chunks: chunks, Walltime: max(wall, 1),
+			User: traceUser(tj), Group: traceGroup(tj)}
 		if ar != nil {
 			spec.AOE = ar.jobAOE(tj)
 		}
@@ -209,6 +220,13 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 	}
 	var fresh []*simJob // submitted at t (AOE estimates)
 	var prov scheduler.ProvisionInfo
+	var fs *simFairshare
+	if opt.Fairshare != nil {
+		if fs, err = newSimFairshare(opt.Fairshare, sj, b, ppn); err != nil {
+			return res, err
+		}
+		res.Fairshare = true
+	}
 
 	byID := make(map[string]*simJob, len(sj))
 	var ends endHeap
@@ -227,6 +245,9 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 			e := heap.Pop(&ends).(end)
 			if err := b.End(e.id, e.run, t); err != nil {
 				return res, err
+			}
+			if fs != nil {
+				fs.ended(byID[e.id], t)
 			}
 		}
 		for next < len(sj) && sj[next].tj.Submit <= t {
@@ -249,6 +270,9 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 			prov = ar.info(t)
 			pb.SetProvision(prov)
 		}
+		if fs != nil {
+			fs.beforeCycle(t)
+		}
 		runs, err := b.Cycle(t)
 		if err != nil {
 			return res, err
@@ -262,6 +286,9 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 			}
 			s.start = t + delay
 			queued--
+			if fs != nil {
+				fs.started(s, t)
+			}
 			heap.Push(&ends, end{t: s.start + s.tj.Run, seq: s.spec.Seq, id: d.JobID, run: d})
 			last = max(last, s.start+s.tj.Run)
 		}
@@ -281,6 +308,9 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 	n := float64(len(sj))
 	res.AvgWait, res.AvgBSLD = wait/n, bsld/n
 	res.Makespan = last - first
+	if opt.PerGroup || opt.Fairshare != nil {
+		res.Fairness = fairness(sj, ppn)
+	}
 	if res.Makespan > 0 {
 		res.Util = work / (float64(res.Procs) * float64(res.Makespan))
 	}

@@ -17,7 +17,9 @@ type TraceJob struct {
 	Run     int64 // actual run time, capped at ReqTime
 	ReqTime int64 // the user's estimate (walltime)
 	Procs   int
-	User    int64 // field 12; -1 when unknown (the Lublin model)
+	// User and Group are the SWF user and group ids (-1: unknown), for
+	// fairshare (fairshare.go).
+	User, Group int64
 	// Capped is set when the recorded run time exceeded the request: the
 	// job was killed at its walltime, so it runs ReqTime here.
 	Capped bool
@@ -92,7 +94,7 @@ func Parse(r io.Reader) (*Trace, error) {
 			}
 			f[i] = int64(v)
 		}
-		j := TraceJob{ID: f[0], Submit: f[1], Run: f[3], ReqTime: f[8], Procs: int(f[7]), User: f[11]}
+		j := TraceJob{ID: f[0], Submit: f[1], Run: f[3], ReqTime: f[8], Procs: int(f[7]), User: f[11], Group: f[12]}
 		if j.Procs <= 0 {
 			j.Procs = int(f[4])
 		}

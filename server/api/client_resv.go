@@ -49,3 +49,12 @@ func (c *Client) Resvs(ctx context.Context, ids []string, gone bool) (*ResvsResp
 func (c *Client) DeleteResv(ctx context.Context, id string) error {
 	return c.Do(ctx, http.MethodPost, "/resvs/"+url.PathEscape(id)+"/delete", nil, struct{}{}, nil)
 }
+
+// AlterResv changes a reservation (pbs_ralter).
+func (c *Client) AlterResv(ctx context.Context, id string, req *ResvAlterRequest) (*ResvAlterResponse, error) {
+	var out ResvAlterResponse
+	if err := c.Do(ctx, http.MethodPost, "/resvs/"+url.PathEscape(id)+"/alter", nil, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -21,6 +21,9 @@ type JobStatus struct {
 	Script            string `json:"script,omitempty"`
 	Token             string `json:"token,omitempty"`
 	InteractiveCookie string `json:"interactive_cookie,omitempty"`
+	// Fairshare is the queued job's fairshare position when fair_share
+	// orders jobs (qstat -f fairshare_position): computed, never stored.
+	Fairshare string `json:"fairshare_position,omitempty"`
 }
 
 // NewJobStatus is the one place a user's view of a job is made.

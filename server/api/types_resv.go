@@ -18,6 +18,12 @@ type ResvSubmitRequest struct {
 	RRule      string   `json:"rrule,omitempty"`
 	TZ         string   `json:"tz,omitempty"` // PBS_TZID, needed with RRule
 	SubmitHost string   `json:"submit_host,omitempty"`
+	// Groups (-G) and Hosts (-H) are "[+|-]name" entries; MailPoints (-m)
+	// and MailUsers (-M) say who is mailed when (docs/reservations.md).
+	Groups     []string `json:"groups,omitempty"`
+	Hosts      []string `json:"hosts,omitempty"`
+	MailPoints string   `json:"mail_points,omitempty"`
+	MailUsers  string   `json:"mail_users,omitempty"`
 }
 
 // ResvSubmitResponse names the new reservation.

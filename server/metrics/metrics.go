@@ -32,6 +32,9 @@ type Deps struct {
 	IsLeader func() bool
 	// RaftStats returns hashicorp/raft's Stats() map; nil: no Raft series.
 	RaftStats func() map[string]string
+	// RaftDir is the server's raft directory (raft.db, snapshots/);
+	// empty: no disk-size series.
+	RaftDir string
 }
 
 // Metrics is one server's instrumentation.
@@ -51,6 +54,7 @@ type Metrics struct {
 	leaderChanges prometheus.Counter
 
 	events *jobEvents
+	prov   *provObserver
 }
 
 // New builds a server's registry with every collector registered.
@@ -92,6 +96,7 @@ func New(deps Deps) *Metrics {
 		Help: "Leader changes this server observed since it started.",
 	})
 	m.events = newJobEvents()
+	m.prov = newProvObserver()
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -99,9 +104,13 @@ func New(deps Deps) *Metrics {
 		m.cycleDuration, m.cycles, m.cycleConsidered, m.cycleStarted,
 		m.raftApply, m.leaderChanges,
 		&leaderGated{c: m.events, leader: deps.IsLeader},
+		&leaderGated{c: m.prov, leader: deps.IsLeader},
 		&leaderGated{c: &stateCollector{state: deps.State}, leader: deps.IsLeader},
 		&processCollector{deps: deps},
 	)
+	if deps.RaftDir != "" {
+		m.reg.MustRegister(&diskCollector{dir: deps.RaftDir})
+	}
 	return m
 }
 

@@ -33,6 +33,8 @@ func Config(cfg *model.ServerConfig) scheduler.Config {
 		}
 	}
 	out.DefaultWalltime = defaultWalltime(cfg.ResourcesDefault)
+	out.Psets = scheduler.PsetConfig{Enable: cfg.NodeGroupEnable, Keys: cfg.NodeGroupKey,
+		DoNotSpan: sc.DoNotSpanPsets, OnlyExplicit: sc.OnlyExplicitPsets}
 	return out
 }
 

@@ -22,7 +22,7 @@ func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	}
 	for name, q := range cfg.Queues {
 		in.Queues[name] = scheduler.Queue{Name: name, Priority: q.Priority, BackfillDepth: q.BackfillDepth,
-			DefaultWalltime: defaultWalltime(q.ResourcesDefault)}
+			DefaultWalltime: defaultWalltime(q.ResourcesDefault), NodeGroupKey: q.NodeGroupKey}
 	}
 	for _, st := range []string{model.StateRunning, model.StateSuspended, model.StateExiting} {
 		in.Running = append(in.Running, snap.JobsInState(st)...)
@@ -35,8 +35,16 @@ func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	// one sort of the queue: Schedule takes the order as it is
 	// (QueuedRanked) unless round_robin interleaves queues.
 	allow := RunAllowance(&cfg, in.Running)
-	for _, j := range scheduler.JobOrder(in).SortJobs(Schedulable(snap)) {
+	cands := Schedulable(snap)
+	in.Config.Fairshare = Fairshare(&cfg, snap, cands) // fairshare.go
+	for _, j := range scheduler.JobOrder(in).SortJobs(cands) {
 		if q, ok := cfg.Queues[j.Queue]; !ok || !q.Started {
+			continue
+		}
+		if text := noSharesComment(in.Config.Fairshare, j); text != "" {
+			if text != j.Comment {
+				in.Withheld = append(in.Withheld, model.JobComment{JobID: j.ID, Comment: text})
+			}
 			continue
 		}
 		ok, why := allow(j)
@@ -83,5 +91,5 @@ func LiveReservations(snap *raftstore.StateSnapshot) []*model.Reservation {
 // is converted; Now and Epoch let the FSM tell a stale "never runs" mark.
 func Command(in *scheduler.Snapshot, plan *scheduler.Plan) *raftstore.ApplyPlan {
 	return &raftstore.ApplyPlan{Now: in.Now, Epoch: in.Epoch, Runs: plan.Runs, Comments: plan.Comments,
-		Estimates: plan.Estimates, Resvs: plan.Resvs}
+		Estimates: plan.Estimates, Resvs: plan.Resvs, SoftWalltimes: plan.SoftWalltimes}
 }

@@ -387,7 +387,7 @@ def _text(value):
 _LOG_BUDGET = 32 << 10  # bytes of log text a hook may send (the runner reads 64 KiB)
 _MAX_MESSAGE = 4000  # characters of a reject message
 
-_answer = {"accept": True, "reject_message": None, "job": {}, "log": [],
+_answer = {"accept": True, "reject_message": None, "job": {}, "resv": {}, "log": [],
            "hook_error": None, "exit": 0}
 _log_used = [0]
 
@@ -447,6 +447,8 @@ def _send_answer():
             out["hook_error"] = _answer["hook_error"]
         elif _answer["accept"] and _answer["job"]:
             out["job"] = _answer["job"]
+        elif _answer["accept"] and _answer["resv"]:
+            out["resv"] = _answer["resv"]
     data = json.dumps(out).encode()
     while data:
         n = os.write(_answer_fd, data)
@@ -472,6 +474,14 @@ _SETTABLE = {
     "modifyjob": {"Job_Name", "Priority", "Account_Name", "project",
                   "Resource_List", "Hold_Types", "Mail_Points", "Mail_Users",
                   "Rerunable"},
+    # Reservations (pbs.event().resv; the server checks the result as it
+    # checks pbs_rsub's and pbs_ralter's own requests).
+    "resvsub": {"Reserve_Name", "reserve_start", "reserve_end", "reserve_duration",
+                "Resource_List", "Authorized_Users", "Authorized_Groups",
+                "Authorized_Hosts", "Mail_Points", "Mail_Users"},
+    "modifyresv": {"Reserve_Name", "reserve_start", "reserve_end", "reserve_duration",
+                   "Resource_List", "Authorized_Users", "Authorized_Groups",
+                   "Mail_Points", "Mail_Users"},
 }
 
 
@@ -634,6 +644,41 @@ class job(object):
         raise EventIncompatibleError("job.delete() is not supported by Strata")
 
 
+_RESV_INT_ATTRS = {"reserve_start", "reserve_end", "reserve_duration"}
+
+
+class resv(job):
+    """A reservation (resvsub, modifyresv), its attributes under PBS's
+    names; times are Unix seconds, ACLs comma-separated strings."""
+
+    def __setattr__(self, name, value):
+        if self._record is None or not _settable(name):
+            _refuse(name)
+        if name == "Resource_List":
+            raise BadAttributeValueTypeError("Resource_List: set its entries, e.g. Resource_List['select'] = '2:ncpus=1'")
+        if value is None:
+            raise UnsetAttributeNameError("%s: unsetting is not supported" % name)
+        if name in _RESV_INT_ATTRS:
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                raise BadAttributeValueTypeError("%s: not a number of seconds" % name)
+            if value <= 0:
+                raise BadAttributeValueError("%s: must be positive" % name)
+            text = str(value)
+        elif isinstance(value, (list, tuple)):
+            text = ",".join(str(v) for v in value)
+            value = text
+        else:
+            value = str(value)
+            text = value
+        self._vals[name] = value
+        self._record[name] = text
+
+    def __str__(self):
+        return str(self._vals.get("resvid") or "")
+
+
 def _typed_bool(value):
     if isinstance(value, bool):
         return value
@@ -770,6 +815,10 @@ class event(object):
         self.job = job(r["job"], _answer["job"]) if isinstance(r.get("job"), dict) else None
         # modifyjob: job is the qalter request, job_o the job as it is.
         self.job_o = job(r["job_o"]) if isinstance(r.get("job_o"), dict) else None
+        # resvsub: resv is the pbs_rsub request; modifyresv: the pbs_ralter
+        # request (resvid and what it changes), resv_o the reservation.
+        self.resv = resv(r["resv"], _answer["resv"]) if isinstance(r.get("resv"), dict) else None
+        self.resv_o = resv(r["resv_o"]) if isinstance(r.get("resv_o"), dict) else None
         srv = r.get("server") or {}
         vnodes = srv.get("vnodes") or {}
         self.vnode_list = {}

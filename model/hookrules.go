@@ -9,7 +9,8 @@ import (
 // Events Strata runs, by where they run.
 var (
 	HookServerEvents = []string{"queuejob", "modifyjob", "movejob", "runjob", "resvsub", "modifyresv", "periodic", "provision"}
-	HookAgentEvents  = []string{"execjob_begin", "execjob_prologue", "execjob_epilogue", "execjob_end", "exechost_startup", "exechost_periodic"}
+	HookAgentEvents  = []string{"execjob_begin", "execjob_prologue", "execjob_epilogue", "execjob_end", "exechost_startup", "exechost_periodic",
+		"execjob_checkpoint"} // Strata's: preemption by checkpoint (mom/checkpoint.go)
 )
 
 // Content types a hook script may be imported as.

@@ -168,6 +168,11 @@ type Job struct {
 	// RequeueOnEnd is set by qrerun: the kill the agent delivers ends in a
 	// requeue rather than in history.
 	RequeueOnEnd bool `json:"requeue_on_end,omitempty"`
+	// PreemptedAt is time_preempted (model/preempt.go): when the scheduler
+	// last preempted the job; Preempting is the method (C) still under
+	// way, whose vnodes are freed when the job's end is reported.
+	PreemptedAt int64  `json:"time_preempted,omitempty"`
+	Preempting  string `json:"preempting,omitempty"`
 	// History is the job's bounded event log (tracejob), appended by the
 	// FSM on every transition with the command's time.
 	History []Event `json:"history,omitempty"`

@@ -17,8 +17,11 @@ type QueueConfig struct {
 	ResourcesDefault map[string]string `json:"resources_default,omitempty" toml:"resources_default"`
 	DefaultChunk     map[string]string `json:"default_chunk,omitempty" toml:"default_chunk"`
 	// MaxRun and MaxQueued are PBS limit lists ("[o:PBS_ALL=10],[u:PBS_GENERIC=2]").
-	MaxRun         string   `json:"max_run,omitempty" toml:"max_run"`
-	MaxQueued      string   `json:"max_queued,omitempty" toml:"max_queued"`
+	MaxRun    string `json:"max_run,omitempty" toml:"max_run"`
+	MaxQueued string `json:"max_queued,omitempty" toml:"max_queued"`
+	// MaxRunSoft is max_run_soft: over it a job is preemptible
+	// (preempt_prio queue_softlimits), never held back.
+	MaxRunSoft     string   `json:"max_run_soft,omitempty" toml:"max_run_soft"`
 	ACLUserEnable  bool     `json:"acl_user_enable,omitempty" toml:"acl_user_enable"`
 	ACLUsers       []string `json:"acl_users,omitempty" toml:"acl_users"`
 	ACLGroupEnable bool     `json:"acl_group_enable,omitempty" toml:"acl_group_enable"`
@@ -65,6 +68,8 @@ type SchedConfig struct {
 	// JobSortFormulaThreshold do not run (docs/scheduling.md).
 	JobSortFormula          string   `json:"job_sort_formula,omitempty"`
 	JobSortFormulaThreshold *float64 `json:"job_sort_formula_threshold,omitempty"`
+	// Preempt is preemptive_sched and the preempt_* settings (model/preempt.go).
+	Preempt PreemptConfig `json:"preempt"`
 	// DoNotSpanPsets and OnlyExplicitPsets are do_not_span_psets and
 	// only_explicit_psets (placement sets, docs/scheduling.md).
 	DoNotSpanPsets    bool `json:"do_not_span_psets,omitempty"`
@@ -118,6 +123,7 @@ type ServerConfig struct {
 	// MaxRun and MaxQueued are PBS limit lists, as on queues.
 	MaxRun       string `json:"max_run,omitempty"`
 	MaxQueued    string `json:"max_queued,omitempty"`
+	MaxRunSoft   string `json:"max_run_soft,omitempty"` // server_softlimits (model/preempt.go)
 	MaxArraySize int64  `json:"max_array_size,omitempty"`
 	// MaxConcurrentProvision bounds vnodes provisioned at once (default 5).
 	MaxConcurrentProvision int64    `json:"max_concurrent_provision,omitempty"`

@@ -30,7 +30,7 @@ const maxHookLogRelay = 64 << 10
 const hookRequestor = "pbs_mom"
 
 // jobHookEvents are the events the shepherd runs, in job order.
-var jobHookEvents = []string{"execjob_begin", "execjob_prologue", "execjob_epilogue", "execjob_end"}
+var jobHookEvents = []string{"execjob_begin", "execjob_prologue", "execjob_epilogue", "execjob_end", checkpointEvent}
 
 // hookFailure is the content of hookfail.json.
 type hookFailure struct {

@@ -388,6 +388,11 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 	}
 
 	sd := &signalDeliverer{dir: r.dir, pgid: pid, clock: clock, done: readSignalsDone(r.dir), logf: r.logger.Printf, kill: syscall.Kill, cg: r.cg}
+	sd.checkpoint = func() { // preemption by checkpoint (checkpoint.go)
+		r.checkpoint(pid)
+		killed = true
+		terminate("preempted by checkpointing")
+	}
 	checkSignals := func() {
 		if terminating {
 			return // the job is being killed: a suspend would only delay that

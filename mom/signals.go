@@ -55,16 +55,20 @@ type signalsDone struct {
 type sigAction int
 
 const (
-	actSignal  sigAction = iota // send the signal to the process group
-	actNull                     // SIGNULL: only check the job exists
-	actSuspend                  // suspend: SIGSTOP, and the walltime clock stops
-	actResume                   // resume: SIGCONT, and the walltime clock runs again
+	actSignal     sigAction = iota // send the signal to the process group
+	actNull                        // SIGNULL: only check the job exists
+	actSuspend                     // suspend: SIGSTOP, and the walltime clock stops
+	actResume                      // resume: SIGCONT, and the walltime clock runs again
+	actCheckpoint                  // checkpoint for preemption, then terminate (checkpoint.go)
 )
 
 // parseSignal maps a qsig signal (a name with or without SIG, a number,
 // SIGNULL, or suspend/resume and their admin- forms) to what to do.
 func parseSignal(name string) (syscall.Signal, sigAction, error) {
 	s := strings.TrimSpace(name)
+	if isCheckpoint(s) {
+		return 0, actCheckpoint, nil
+	}
 	switch strings.ToLower(s) {
 	case "suspend", "admin-suspend":
 		return syscall.SIGSTOP, actSuspend, nil
@@ -174,6 +178,8 @@ type signalDeliverer struct {
 	// cg, when set, is the job's cgroup: its processes that left the
 	// process group get the signal too.
 	cg *jobCgroup
+	// checkpoint runs a checkpoint request (checkpoint.go); nil: skipped.
+	checkpoint func()
 }
 
 // deliverPending reads signals.json and delivers the requests not yet
@@ -233,6 +239,10 @@ func (d *signalDeliverer) deliver(s model.Sig, now time.Time) bool {
 		send(syscall.SIGSTOP)
 		d.clock.pause(now)
 		return true
+	case actCheckpoint:
+		if d.checkpoint != nil {
+			d.checkpoint()
+		}
 	case actResume:
 		send(syscall.SIGCONT)
 		if d.clock.suspended {

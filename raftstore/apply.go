@@ -18,6 +18,8 @@ type writer struct {
 	// pack shares the repeated parts of stored jobs (compact.go); nil
 	// stores jobs as they are.
 	pack *compactor
+	// tokens finds a submission's earlier job by its token (tokens.go).
+	tokens *tokenIndex
 	// acctN counts the accounting records the entry made (accounting.go).
 	acctN uint64
 	// events are the entry's lines for the servers' event logs, handed
@@ -106,7 +108,19 @@ func (w *writer) meta() *meta {
 
 func (w *writer) putMeta(m *meta) { w.must(w.txn.Insert(tableMeta, m)) }
 
+// job returns a job by id: its row, or a finished subjob rebuilt from its
+// compact record (subjob_history.go).
 func (w *writer) job(id string) *model.Job {
+	if j := w.jobRow(id); j != nil || strings.IndexByte(id, '[') < 0 {
+		return j
+	}
+	if r := w.finishedSubjobRecord(id); r != nil {
+		return joinSubjob(r)
+	}
+	return nil
+}
+
+func (w *writer) jobRow(id string) *model.Job {
 	return first[model.Job](w.txn, tableJobs, "id", id)
 }
 
@@ -121,14 +135,30 @@ func (w *writer) putJob(j *model.Job) {
 	w.touchHost(j.MSHost)
 	if w.pack != nil {
 		w.pack.job(j)
+		if isFinishedSubjob(j) {
+			w.putFinishedSubjob(j)
+			return
+		}
+	}
+	if j.IsSubjob() {
+		if r := w.finishedSubjobRecord(j.ID); r != nil {
+			w.must(deleteDone(w.txn, r.ID))
+		}
 	}
 	w.must(w.txn.Insert(tableJobs, j))
 	w.touch(tableJobs)
 }
 
 func (w *writer) deleteJobRow(j *model.Job) {
-	if old := w.job(j.ID); old != nil {
+	if r := w.finishedSubjobRecord(j.ID); r != nil {
+		w.touchHost(r.MSHost)
+		w.must(deleteDone(w.txn, r.ID))
+		w.touch(tableJobs)
+		return
+	}
+	if old := w.jobRow(j.ID); old != nil {
 		w.touchHost(old.MSHost)
+		w.tokens.dropLater(old)
 	}
 	w.must(w.txn.Delete(tableJobs, j))
 	w.touch(tableJobs)
@@ -197,8 +227,8 @@ func (w *writer) submit(c *SubmitJob) any {
 		return err
 	}
 	if c.Job.Token != "" {
-		if raw, _ := w.txn.First(tableJobs, "token", c.Job.Token); raw != nil {
-			return raw.(*model.Job).ID
+		if j := w.jobByToken(c.Job.Token); j != nil {
+			return j.ID
 		}
 	}
 	// Dependencies are checked before anything changes: a refused job
@@ -251,6 +281,7 @@ func (w *writer) submit(c *SubmitJob) any {
 		w.note(j, c.Now, "Job state %s, substate %d", j.State, j.Substate)
 	}
 	w.putJob(j)
+	w.tokens.add(j)
 	w.acctQueued(j, c.Now)
 	for _, d := range before {
 		w.addBefore(j, d, c.Now)
@@ -278,6 +309,9 @@ func (w *writer) plan(c *ApplyPlan) any {
 	// Reservation hook point (apply_resv.go): verdicts first, so that a
 	// reservation confirmed in this plan is in place for its runs.
 	w.resvDecisions(c.Resvs, c.Now)
+	// Preemption hook point (apply_preempt.go): victims make room first.
+	w.applyPreempts(c.Preempts, c.Now)
+	w.applyResumes(c.Resumes, c.Now)
 	started := 0
 	for _, r := range c.Runs {
 		if w.run(&r, c.Now) {

@@ -120,13 +120,15 @@ func (w *writer) settleArray(p *model.Job, now int64) {
 	w.toHistory(p)
 }
 
-// subjobRows lists the records of an array's subjobs.
+// subjobRows lists the records of an array's subjobs: rows of the ones
+// that have not finished and the compact records of the others.
 func (w *writer) subjobRows(parentID string) []*model.Job {
 	it, _ := w.txn.Get(tableJobs, "array", parentID)
 	var out []*model.Job
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		out = append(out, raw.(*model.Job))
 	}
+	out = append(out, finishedSubjobsOf(w.txn, parentID)...)
 	sortJobs(out)
 	return out
 }
@@ -174,7 +176,13 @@ func (w *writer) deleteArrayID(c *DeleteJob) (result any, handled bool) {
 	matched := a.AnyInRange(from, to, step)
 	drop := a.StepOrdinals(a.Queued, from, to, step)
 	var rows []*model.Job
-	for _, s := range w.subjobRows(pid) {
+	it, _ := w.txn.Get(tableJobs, "array", pid) // finished ones are compact records, skipped anyway
+	var live []*model.Job
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		live = append(live, raw.(*model.Job))
+	}
+	sortJobs(live)
+	for _, s := range live {
 		if s.IsFinished() || s.ArrayIndex < from || s.ArrayIndex > to || (s.ArrayIndex-from)%step != 0 {
 			continue
 		}

@@ -198,6 +198,9 @@ func (w *writer) signalJob(c *SignalJob) any {
 		if j.State != model.StateRunning && j.State != model.StateSuspended {
 			return model.Err(model.PBSEBadState)
 		}
+		if err := refuseContinue(j, c.Signal); err != nil { // apply_preempt.go
+			return err
+		}
 		j = j.Copy()
 	}
 	n := 1

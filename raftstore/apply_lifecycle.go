@@ -138,8 +138,13 @@ func (w *writer) jobEvents(c *JobEvents) any {
 // history (or disappears when history is off).
 func (w *writer) finish(j *model.Job, exit int, used map[string]string, detail string, now int64) {
 	if j.RequeueOnEnd && j.Deleter == "" {
-		// qrerun's kill: the job goes back to the queue.
-		w.requeue(j.Copy(), "Job rerun at request of an operator", now)
+		// qrerun's kill (or a checkpoint for preemption): the job goes
+		// back to the queue.
+		comment := "Job rerun at request of an operator"
+		if j.Preempting != "" {
+			comment = model.PreemptComment(j.Preempting)
+		}
+		w.requeue(j.Copy(), comment, now)
 		return
 	}
 	w.release(j, now)
@@ -225,6 +230,7 @@ func (w *writer) requeue(j *model.Job, comment string, now int64) {
 	j.Exec, j.MSHost, j.Exclusive = nil, "", false
 	j.SessionID = 0
 	j.KillRequested, j.RequeueOnEnd = false, false
+	j.Preempting = ""
 	// Signal requests belong to the run that ended: the next run
 	// must not receive the old run's signals.
 	j.Signals = nil
@@ -354,6 +360,12 @@ func (w *writer) purge(c *PurgeHistory) any {
 			}
 		}
 	}
+	eachDone(w.txn, "", func(r *finishedSubjob) error {
+		if r.Obit < c.Before {
+			old = append(old, joinSubjob(r))
+		}
+		return nil
+	})
 	for _, j := range old {
 		w.deleteJobRow(j)
 	}

@@ -135,6 +135,10 @@ type ApplyPlan struct {
 	Estimates []model.JobEstimate `json:"estimates,omitempty"`
 	// Resvs confirm or deny unconfirmed reservations (apply_resv.go).
 	Resvs []model.ResvDecision `json:"resvs,omitempty"`
+	// Preempts and Resumes are the cycle's preemption decisions
+	// (apply_preempt.go), applied before the runs.
+	Preempts []model.Preemption `json:"preempts,omitempty"`
+	Resumes  []string           `json:"resumes,omitempty"`
 	// SoftWalltimes set running jobs' estimated.soft_walltime.
 	SoftWalltimes []model.SoftWalltime `json:"soft_walltimes,omitempty"`
 }

@@ -36,7 +36,9 @@ type compactor struct {
 	envs    sharedTable[[]model.EnvVar]
 	selects sharedTable[model.Select]
 	lists   sharedTable[map[string]string]
-	key     []byte // scratch for table keys
+	execs   sharedTable[[]model.ExecChunk]
+	tmpl    templates // finished subjobs' shared part (subjob_history.go)
+	key     []byte    // scratch for table keys
 }
 
 // sharedTableMax bounds each table. When one is full it starts again
@@ -164,4 +166,32 @@ func appendField(b []byte, s string) []byte {
 	b = strconv.AppendInt(b, int64(len(s)), 10)
 	b = append(b, ':')
 	return append(b, s...)
+}
+
+// exec shares a finished job's exec_vnode by content: jobs that ran on
+// the same vnodes with the same amounts hold one copy. Only for jobs
+// that will not change again (finished subjobs): a running job's Exec is
+// replaced whole by writers too, but nothing gains from sharing it.
+func (c *compactor) exec(ex []model.ExecChunk) []model.ExecChunk {
+	if len(ex) == 0 {
+		return ex
+	}
+	k := c.key[:0]
+	for _, ch := range ex {
+		k = strconv.AppendInt(k, int64(ch.MPIProcs), 10)
+		for _, sh := range ch.Shares {
+			k = appendField(appendField(appendField(k, sh.Vnode), sh.Host), sh.AOE)
+			for _, name := range model.SortedKeys(sh.Amounts) {
+				k = strconv.AppendFloat(appendField(k, name), sh.Amounts[name], 'g', -1, 64)
+				k = append(k, 0)
+			}
+			k = append(k, 1)
+		}
+		k = append(k, 2)
+	}
+	c.key = k
+	if shared, ok := c.execs.m[string(k)]; ok {
+		return shared
+	}
+	return c.execs.get(k, slices.Clip(ex))
 }

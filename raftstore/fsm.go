@@ -85,6 +85,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 			// transaction per entry, so that exactly the failed entries
 			// are left out; batches differ between servers, entries do not.
 			txn.Abort()
+			st.tokens.abort()
 			return f.applyEach(st, logs)
 		}
 		out[i] = res
@@ -94,6 +95,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		events = append(events, evs...)
 	}
 	txn.Commit()
+	st.commitTokens()
 	f.setApplied(logs)
 	f.notify(types)
 	f.emit(events)
@@ -112,9 +114,11 @@ func (f *FSM) applyEach(st *StateStore, logs []*raft.Log) []any {
 		out[i] = res
 		if !ok {
 			txn.Abort()
+			st.tokens.abort()
 			continue
 		}
 		txn.Commit()
+		st.commitTokens()
 		if typ != 0 {
 			types = append(types, typ)
 		}
@@ -151,7 +155,7 @@ func (f *FSM) applyEntry(st *StateStore, txn *memdb.Txn, l *raft.Log) (res any, 
 			res, typ, events, ok = model.Errorf(model.PBSESystem, "log entry %d (%s) cannot be applied", l.Index, cmd.Type()), 0, nil, false
 		}
 	}()
-	w := &writer{txn: txn, index: l.Index, appended: l.AppendedAt.Unix(), pack: st.pack}
+	w := &writer{txn: txn, index: l.Index, appended: l.AppendedAt.Unix(), pack: st.pack, tokens: st.tokens}
 	res = w.apply(cmd)
 	w.flushAcct()
 	return res, cmd.Type(), w.events, true
@@ -221,10 +225,16 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 				return err
 			}
 		}
-		for _, j := range s.snap.Jobs() {
+		for _, j := range s.snap.JobRows() {
 			if err := write("job", j); err != nil {
 				return err
 			}
+		}
+		// Finished subjobs are rebuilt one at a time from their compact
+		// records (subjob_history.go) and written as the full jobs they
+		// are, the record every version reads.
+		if err := s.snap.eachFinishedSubjob(func(j *model.Job) error { return write("job", j) }); err != nil {
+			return err
 		}
 		if err := s.snap.persistProvision(write); err != nil { // provisioning tables
 			return err
@@ -307,6 +317,15 @@ func readSnapshot(r io.Reader, st *StateStore) error {
 		}
 		if j, ok := obj.(*model.Job); ok {
 			st.pack.job(j) // as compact as the jobs the log stored
+			st.tokens.add(j)
+			if isFinishedSubjob(j) {
+				// Snapshots of every version hold finished subjobs
+				// as full jobs; the store keeps them compact.
+				if err := putDone(txn, st.pack.finished(j)); err != nil {
+					return fmt.Errorf("insert %s: %w", rec.Kind, err)
+				}
+				continue
+			}
 		}
 		if err := txn.Insert(table, obj); err != nil {
 			return fmt.Errorf("insert %s: %w", rec.Kind, err)

@@ -18,6 +18,8 @@ type harness struct {
 	t     *testing.T
 	fsm   *FSM
 	index uint64
+	// record, when set, collects the log entries applied.
+	record *[][]byte
 }
 
 func newHarness(t *testing.T) *harness {
@@ -43,6 +45,9 @@ func (h *harness) apply(c Command) any {
 		h.t.Fatal(err)
 	}
 	h.index++
+	if h.record != nil {
+		*h.record = append(*h.record, data)
+	}
 	return h.fsm.Apply(&raft.Log{Index: h.index, Type: raft.LogCommand, Data: data})
 }
 

@@ -16,7 +16,11 @@ import (
 // soon as it has been replaced.
 //
 // Level 1 is every type up to DeleteResv (the releases before levels).
-// Level 2 adds ServerInfo; level 3 adds Fairshare and AlterResv.
+// Level 2 adds ServerInfo; level 3 adds Fairshare and AlterResv; level 4
+// adds the preemption decisions of ApplyPlan (Preempts, Resumes:
+// apply_preempt.go), which an older server would ignore, so the leader's
+// scheduler plans no preemption until every voter is at level 4
+// (LevelPreempt).
 
 // commandLevel is this binary's level. It is a variable only so that a
 // build can stand for an earlier release (the rolling-upgrade test):
@@ -24,10 +28,10 @@ import (
 //	go build -ldflags "-X github.com/strata-hpc/strata/raftstore.commandLevel=1"
 //
 // Nothing assigns it at run time.
-var commandLevel = "3"
+var commandLevel = "4"
 
 // maxLevel is the highest level this source knows.
-const maxLevel = 3
+const maxLevel = 4
 
 // CommandLevel is the highest command level this binary applies.
 func CommandLevel() int {

@@ -79,6 +79,15 @@ const DefaultTimeout = 500 * time.Millisecond
 // ErrNotLeader is returned by Apply on a follower.
 var ErrNotLeader = errors.New("not the leader")
 
+// logCacheSize is how many recent log entries stay decoded in memory,
+// where applying (followers read what they appended) and replication to a
+// follower that keeps up find them without reading bolt. It holds whole
+// entries, so its cost is that of the largest entries: one ApplyPlan of a
+// cycle at cluster size is megabytes, and 512 of them (hashicorp's usual
+// size) could pin gigabytes. 128 is two full batches of appended entries
+// (MaxAppendEntries 64); a follower further behind reads bolt.
+const logCacheSize = 128
+
 // Open starts the Raft node: FSM, transport, bolt log/stable store,
 // snapshot store, then bootstrap when the data directory is new.
 func Open(cfg Config, fsm *FSM) (*Node, error) {
@@ -148,7 +157,7 @@ func Open(cfg Config, fsm *FSM) (*Node, error) {
 		return nil, fmt.Errorf("open snapshot store: %w", err)
 	}
 	fsm.restoredIndex = latestSnapshotIndex(snaps)
-	logs, err := raft.NewLogCache(512, store)
+	logs, err := raft.NewLogCache(logCacheSize, store)
 	if err != nil {
 		return nil, err
 	}

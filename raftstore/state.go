@@ -46,7 +46,6 @@ func schema() *memdb.DBSchema {
 			"id":    {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
 			"state": {Name: "state", Indexer: &memdb.StringFieldIndex{Field: "State"}},
 			"ms":    {Name: "ms", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "MSHost"}},
-			"token": {Name: "token", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "Token"}},
 			"dep":   {Name: "dep", AllowMissing: true, Indexer: depIndexer{}},
 			"array": {Name: "array", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "ArrayID"}},
 		}},
@@ -72,6 +71,8 @@ func schema() *memdb.DBSchema {
 		// Fairshare usage and its decay clock (apply_fairshare.go).
 		tableFSUsage: fsUsageSchema(),
 		tableFSClock: fsClockSchema(),
+		// Finished subjobs (subjob_history.go).
+		tableSubjobsDone: subjobsDoneSchema(),
 	}}
 }
 
@@ -82,6 +83,22 @@ type StateStore struct {
 	// pack is the compact job representation's sharing tables
 	// (compact.go), used by the one writer (the FSM) only.
 	pack *compactor
+	// tokens maps submission tokens to jobs (tokens.go), the FSM's
+	// writer's only.
+	tokens *tokenIndex
+}
+
+// commitTokens applies the token removals of the transaction just
+// committed.
+func (s *StateStore) commitTokens() {
+	if len(s.tokens.pending) == 0 {
+		return
+	}
+	snap := s.Snapshot()
+	s.tokens.commit(func(token, id string) bool {
+		j := first[model.Job](snap.txn, tableJobs, "id", id)
+		return j != nil && j.Token == token
+	})
 }
 
 // NewStateStore returns an empty store.
@@ -90,7 +107,7 @@ func NewStateStore() (*StateStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create state store: %w", err)
 	}
-	return &StateStore{db: db, pack: newCompactor()}, nil
+	return &StateStore{db: db, pack: newCompactor(), tokens: newTokenIndex()}, nil
 }
 
 // first returns the first object of table matching index and args, typed,
@@ -134,13 +151,35 @@ func (s *StateSnapshot) Epoch() uint64 { return s.meta().Epoch }
 // NextSeq returns the next sequence number the counter will hand out.
 func (s *StateSnapshot) NextSeq() int64 { return s.meta().NextSeq }
 
-// Job returns a job by id, or nil.
+// Job returns a job by id, or nil. A finished subjob is rebuilt from its
+// compact record (subjob_history.go): a fresh value each call.
 func (s *StateSnapshot) Job(id string) *model.Job {
-	return first[model.Job](s.txn, tableJobs, "id", id)
+	if j := first[model.Job](s.txn, tableJobs, "id", id); j != nil {
+		return j
+	}
+	if strings.IndexByte(id, '[') < 0 {
+		return nil
+	}
+	return s.finishedSubjob(id)
 }
 
-// Jobs returns every job, in submission order.
+// Jobs returns every job, in submission order, finished subjobs rebuilt
+// from their compact records. Callers that skip finished subjobs anyway
+// should use JobRows, which does not rebuild them.
 func (s *StateSnapshot) Jobs() []*model.Job {
+	out := s.indexedJobs("id")
+	s.eachFinishedSubjob(func(j *model.Job) error {
+		out = append(out, j)
+		return nil
+	})
+	sortJobs(out)
+	return out
+}
+
+// JobRows returns every job but the finished subjobs, in submission order:
+// the jobs that are not history, finished jobs and arrays, and nothing
+// that grows with the subjobs an array has run.
+func (s *StateSnapshot) JobRows() []*model.Job {
 	return s.collectJobs("id")
 }
 
@@ -204,15 +243,20 @@ func sortJobs(jobs []*model.Job) {
 	})
 }
 
-// Subjobs returns the records of an array's subjobs (started ones), by
-// index.
-func (s *StateSnapshot) Subjobs(parentID string) []*model.Job {
+// SubjobRows returns the rows of an array's subjobs that have not
+// finished, by index: what callers that want running subjobs need,
+// without rebuilding the finished ones.
+func (s *StateSnapshot) SubjobRows(parentID string) []*model.Job {
 	return s.collectJobs("array", parentID)
 }
 
-// JobByToken returns the job submitted with a token, or nil.
-func (s *StateSnapshot) JobByToken(token string) *model.Job {
-	return first[model.Job](s.txn, tableJobs, "token", token)
+// Subjobs returns the records of an array's subjobs (started ones), by
+// index; finished ones are rebuilt from their compact records.
+func (s *StateSnapshot) Subjobs(parentID string) []*model.Job {
+	out := s.indexedJobs("array", parentID)
+	out = append(out, finishedSubjobsOf(s.txn, parentID)...)
+	sortJobs(out)
+	return out
 }
 
 // Vnode returns a vnode by name, or nil.

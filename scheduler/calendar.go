@@ -104,7 +104,7 @@ func (c *cycle) newCalendar() *calendar {
 				if !ok {
 					continue
 				}
-				amt := cal.amounts(st, sh.Amounts)
+				amt := cal.amounts(st, heldAmounts(j, sh.Amounts)) // preempt_cycle.go
 				cal.uses[v] = append(cal.uses[v], use{start: cal.now, end: end, amt: amt, excl: j.Exclusive})
 				if amt != nil && st.eligible[v] && end != forever {
 					if sum == nil {

@@ -36,6 +36,7 @@ type cycle struct {
 	scratch  []float64            // planFits
 	rows     []planRow            // planFits
 	rowOf    []int                // planFits: vnode -> row+1
+	pre      *preemptState        // preempt_cycle.go, built on first use
 
 	// Soft walltime (softwall.go): hardEnds plans with walltime only
 	// (reservation confirmation); hardDur is the hard duration of the
@@ -77,8 +78,11 @@ func Schedule(s *Snapshot) *Plan {
 	// run the jobs of running ones on their vnodes, and hold reserved
 	// vnodes in the calendar. It returns the other queued jobs.
 	queued := c.reservations()
-	for _, r := range rank(s, order, queued) {
+	ranked := rank(s, order, queued)
+	c.orderByPreemptLevel(ranked) // preemption hook point (preempt_cycle.go)
+	for _, r := range ranked {
 		j := r.Job
+		c.resumeBefore(j)
 		if j.NeverRunEpoch != 0 && j.NeverRunEpoch == s.Epoch {
 			c.clearTop(j)
 			continue // judged impossible and nothing changed since
@@ -89,6 +93,7 @@ func Schedule(s *Snapshot) *Plan {
 		}
 		c.consider(j, r.Formula)
 	}
+	c.resumeBefore(nil)
 	return c.plan
 }
 

@@ -68,6 +68,9 @@ func (c *cycle) considerAs(j *model.Job, formula float64, runID string) bool {
 			return true
 		}
 		if v == noFit {
+			if handled, ok := c.preemptFor(j, cl, runID); handled { // preemption hook point (preempt_cycle.go)
+				return ok
+			}
 			cl.failed = true
 			cl.comment, cl.neverRun = c.explain(cl)
 		}

@@ -42,6 +42,10 @@ type Snapshot struct {
 	// changes. Schedule carries them into the plan so that one cycle
 	// commits every comment.
 	Withheld []model.JobComment
+	// PreemptClasses are preemption classes the server computed for jobs
+	// (soft limits, fairshare; by job id), or'ed with those the scheduler
+	// derives itself (preempt.go).
+	PreemptClasses map[string]policy.PreemptClass
 }
 
 // Queue is what the scheduler needs to know about a queue.
@@ -96,6 +100,8 @@ type Config struct {
 	// only where no future hold exists. Never a silent 5 years.
 	DefaultWalltime int64
 
+	// Preempt is the preemption policy; nil when preemptive_sched is off.
+	Preempt *PreemptPolicy
 	// Psets is the placement-set policy (psets.go).
 	Psets PsetConfig
 }
@@ -107,11 +113,16 @@ type Plan struct {
 	Estimates []model.JobEstimate
 	// Resvs confirm or deny unconfirmed reservations (resv.go).
 	Resvs []model.ResvDecision
+	// Preempts are the running jobs to preempt before the runs apply, and
+	// Resumes the scheduler-suspended jobs to resume (preempt_cycle.go).
+	Preempts []model.Preemption
+	Resumes  []string
 	// SoftWalltimes extend running jobs' soft walltimes (softwall.go).
 	SoftWalltimes []model.SoftWalltime
 }
 
 // Empty reports whether the plan changes nothing.
 func (p *Plan) Empty() bool {
-	return len(p.Runs) == 0 && len(p.Comments) == 0 && len(p.Estimates) == 0 && len(p.Resvs) == 0 && len(p.SoftWalltimes) == 0
+	return len(p.Runs) == 0 && len(p.Comments) == 0 && len(p.Estimates) == 0 && len(p.Resvs) == 0 && len(p.SoftWalltimes) == 0 &&
+		len(p.Preempts) == 0 && len(p.Resumes) == 0
 }

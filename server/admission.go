@@ -161,7 +161,7 @@ func checkMaxQueued(j *model.Job, cfg *model.ServerConfig, snap *raftstore.State
 	}
 	type counts struct{ all, user, group, project int64 }
 	var srv, inQ counts
-	for _, o := range snap.Jobs() {
+	for _, o := range snap.JobRows() {
 		if o.IsFinished() || (j.ID != "" && o.ID == j.ID) {
 			continue // a moved job does not count against itself
 		}

@@ -126,7 +126,7 @@ func signalTargets(snap *raftstore.StateSnapshot, id string) ([]*model.Job, erro
 		}
 	}
 	var out []*model.Job
-	for _, s := range snap.Subjobs(p.ID) {
+	for _, s := range snap.SubjobRows(p.ID) { // running ones have rows
 		if s.ArrayIndex < from || s.ArrayIndex > to || (s.ArrayIndex-from)%step != 0 {
 			continue
 		}
@@ -172,63 +172,34 @@ func (s *Server) handleOrder(w http.ResponseWriter, r *http.Request, id *Identit
 }
 
 // expandSubjobs lists the subjobs of parent p with indices in [from, to]
-// by step, in index order: their records where they exist, views built
-// from the parent otherwise (Q while queued, X once done).
+// by step, in index order (eachSubjob, for callers that need a slice).
 func expandSubjobs(snap *raftstore.StateSnapshot, p *model.Job, from, to, step int64) []*model.Job {
-	a := p.Array
-	rows := map[int64]*model.Job{}
-	for _, s := range snap.Subjobs(p.ID) {
-		rows[s.ArrayIndex] = s
-	}
-	lo, hi, ok := a.OrdinalRange(from, to)
-	if !ok {
-		return nil
-	}
 	var out []*model.Job
-	for o := lo; o <= hi; o++ {
-		idx := a.Index(o)
-		if (idx-from)%step != 0 {
-			continue
-		}
-		if s, ok := rows[idx]; ok {
-			out = append(out, s)
-			continue
-		}
-		var s *model.Job
-		switch {
-		case a.Queued.Contains(o):
-			s = p.NewSubjob(idx)
-			if p.State == model.StateHeld || p.State == model.StateWaiting {
-				s.State, s.Substate = p.State, p.Substate
-			}
-		case a.Done.Contains(o):
-			s = p.NewSubjob(idx)
-			s.State, s.Substate = model.StateExpired, model.SubExpired
-		default:
-			continue
-		}
+	eachSubjob(snap, p, from, to, step, func(s *model.Job) error {
 		out = append(out, s)
-	}
+		return nil
+	})
 	return out
 }
 
 // jobsForID answers one qstat operand with subjobs asked for (-t): a
-// parent and all its subjobs, a range's subjobs, or the one job named.
-func jobsForID(snap *raftstore.StateSnapshot, jid string) ([]*model.Job, *model.Job) {
+// parent and all its subjobs, a range's subjobs, or the one job named;
+// as reply parts, so that the subjobs are made while the reply is written.
+func jobsForID(snap *raftstore.StateSnapshot, jid string) ([]jobPart, *model.Job) {
 	p := parentOf(snap, jid)
 	_, inside, _ := model.SplitArrayID(jid)
 	switch {
 	case p != nil && inside == "":
-		return append([]*model.Job{p}, expandSubjobs(snap, p, p.Array.Start, p.Array.End, 1)...), p
+		return []jobPart{onePart(p), subjobsPart(p, p.Array.Start, p.Array.End, 1)}, p
 	case p != nil && isRangeID(jid):
 		from, to, step, err := model.ParseIndexRange(inside)
 		if err != nil {
 			return nil, nil
 		}
-		return expandSubjobs(snap, p, from, to, step), p
+		return []jobPart{subjobsPart(p, from, to, step)}, p
 	}
 	if j := lookupJob(snap, jid); j != nil {
-		return []*model.Job{j}, j
+		return []jobPart{onePart(j)}, j
 	}
 	return nil, nil
 }

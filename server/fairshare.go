@@ -94,26 +94,25 @@ func (s *Server) fairshareLoop(ctx context.Context) {
 	})
 }
 
-// annotateFairshare fills in the fairshare position of queued jobs when
-// fair_share orders them (qstat -f fairshare_position, tracejob), from the
-// same tree and usage the scheduler's cycle builds.
-func (s *Server) annotateFairshare(snap *raftstore.StateSnapshot, cfg *model.ServerConfig, out []*api.JobStatus) {
+// fairshareAnnotator returns what fills in the fairshare position of a
+// queued job's status when fair_share orders them (qstat -f
+// fairshare_position, tracejob), from the same tree and usage the
+// scheduler's cycle builds; nil when fair_share is off. The tree is built
+// on the first queued job only: a reply without one costs nothing.
+func (s *Server) fairshareAnnotator(snap *raftstore.StateSnapshot, cfg *model.ServerConfig) func(*api.JobStatus) {
 	if cfg.Sched.Fairshare == nil || !cfg.Sched.Fairshare.Enabled {
-		return
+		return nil
 	}
-	queued := false
-	for _, st := range out {
-		if st.State == model.StateQueued {
-			queued = true
-			break
+	var f *policy.Fairshare
+	built := false
+	return func(st *api.JobStatus) {
+		if st.State != model.StateQueued {
+			return
 		}
-	}
-	if !queued {
-		return
-	}
-	f := schedglue.Fairshare(cfg, snap, schedglue.Schedulable(snap))
-	for _, st := range out {
-		if st.State == model.StateQueued {
+		if !built {
+			f, built = schedglue.Fairshare(cfg, snap, schedglue.Schedulable(snap)), true
+		}
+		if f != nil {
 			st.Fairshare = f.Position(st.Job)
 		}
 	}

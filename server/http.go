@@ -93,6 +93,12 @@ func (s *Server) wrap(h handler, agentOnly bool) http.Handler {
 		}
 		// A forwarding follower waits until it has applied this much.
 		w.Header().Set(IndexHeader, strconv.FormatUint(s.node.AppliedIndex(), 10))
+		if st, ok := out.(jsonStreamer); ok {
+			if err := st.writeJSON(w); err != nil {
+				s.logger.Printf("%s %s: %v", r.Method, r.URL.Path, err)
+			}
+			return
+		}
 		json.NewEncoder(w).Encode(out)
 	})
 }
@@ -172,15 +178,15 @@ func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request, id *Identity
 	subjobs := r.URL.Query().Get("subjobs") != ""
 	ids := r.URL.Query()["id"]
 	seeAll := cfg.QueryOtherJobs || isOperator(id, &cfg)
-	var jobs []*model.Job
+	var parts []jobPart // jobstream.go: subjobs are made as the reply is written
 	if len(ids) > 0 {
 		for _, jid := range ids {
-			var found []*model.Job
+			var found []jobPart
 			var j *model.Job
 			if subjobs {
 				found, j = jobsForID(snap, jid)
 			} else if j = lookupJob(snap, jid); j != nil {
-				found = []*model.Job{j}
+				found = []jobPart{onePart(j)}
 			}
 			if j == nil {
 				return nil, model.Err(model.PBSEUnknownJobID)
@@ -193,28 +199,24 @@ func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request, id *Identity
 			if j.IsFinished() && !history && !(j.IsSubjob() && liveParent(snap, j)) {
 				return nil, model.Err(model.PBSEHistJobID)
 			}
-			jobs = append(jobs, found...)
+			parts = append(parts, found...)
 		}
 	} else {
-		for _, j := range snap.Jobs() {
+		for _, j := range snap.JobRows() {
 			if j.IsSubjob() {
 				continue // listed after their parent, with -t only
 			}
 			if (j.IsFinished() && !history) || (!seeAll && j.User != id.User) {
 				continue
 			}
-			jobs = append(jobs, j)
+			parts = append(parts, onePart(j))
 			if subjobs && j.Array != nil {
-				jobs = append(jobs, expandSubjobs(snap, j, j.Array.Start, j.Array.End, 1)...)
+				parts = append(parts, subjobsPart(j, j.Array.Start, j.Array.End, 1))
 			}
 		}
 	}
-	out := make([]*api.JobStatus, len(jobs))
-	for i, j := range jobs {
-		out[i] = api.NewJobStatus(j)
-	}
-	s.annotateFairshare(snap, &cfg, out) // fairshare.go
-	return api.JobsResponse{Server: s.serverInfo(snap), Jobs: out}, nil
+	return &jobsReply{snap: snap, server: s.serverInfo(snap), parts: parts,
+		annotate: s.fairshareAnnotator(snap, &cfg)}, nil // fairshare.go
 }
 
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {
@@ -286,7 +288,7 @@ func (s *Server) serverInfo(snap *raftstore.StateSnapshot) api.ServerInfo {
 		perQueue[name] = len(info.Queues)
 		info.Queues = append(info.Queues, api.QueueInfo{Name: q.Name, Type: q.Type, Priority: q.Priority, Enabled: q.Enabled, Started: q.Started, StateCount: map[string]int{}})
 	}
-	for _, j := range snap.Jobs() {
+	for _, j := range snap.JobRows() {
 		if !j.IsFinished() {
 			info.TotalJobs++
 			info.StateCount[j.State]++

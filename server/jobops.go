@@ -229,7 +229,8 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, id *Identity)
 		c := j.Copy()
 		c.NeverRunEpoch = 0
 		in.Queued = []*model.Job{c}
-		in.Withheld = nil // qrun overrides max_run, as in PBS
+		in.Withheld = nil       // qrun overrides max_run, as in PBS
+		in.Config.Preempt = nil // qrun runs on free resources only (docs/scheduling.md, "Preemption")
 		plan := scheduler.Schedule(in)
 		if len(plan.Runs) == 0 {
 			msg := model.Message(model.PBSEResourceUnavail)

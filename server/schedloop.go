@@ -55,6 +55,7 @@ func (s *Server) cycle() error {
 	}
 	start := time.Now()
 	in := schedglue.Input(snap, s.now().Unix())
+	s.gatePreemption(in) // preempt.go
 	plan, cmd := s.planWithRunjobHooks(&cfg, snap, in)
 	if plan.Empty() && len(cmd.Comments) == 0 {
 		s.metrics.ObserveCycle(time.Since(start), len(in.Queued), 0)

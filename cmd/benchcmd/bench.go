@@ -280,6 +280,7 @@ const readingGuide = `
 | durable submissions through the API in one client | table above and BenchmarkSubmitAPI64 (HTTP over the Unix socket, identity, rules, Raft with fsync) |
 | one scheduling cycle, 10,000 queued jobs x 2,000 vnodes | BenchmarkSchedule10kJobs2kVnodes (ns/op is one whole cycle) |
 | strict ordering with backfill_depth 10 at 20,000 jobs x 2,000 vnodes | BenchmarkScheduleStrictDepth10_20kJobs2kVnodes (Slurm's backfill pass: about 2 s at 20,000 jobs on this machine) |
+| preemption at 20,000 jobs x 2,000 full vnodes, one job in fifty express | BenchmarkSchedulePreempt20kJobs2kVnodes against BenchmarkSchedulePreemptOff20kJobs2kVnodes (the same snapshot with preemptive_sched off; docs/scheduling.md, "Preemption") |
 | fair_share at 20,000 queued jobs x 2,000 vnodes | BenchmarkScheduleFairshare20kJobs2kVnodes (200 users in 10 groups; the tree built and the queue interleaved every cycle) against BenchmarkSchedule20kJobs2kVnodes |
 | submit-to-start latency on an idle cluster | table above: from the submit reply until the agent's "started" report is committed |
 | server memory per queued job | table above (RSS growth, so it includes Raft log cache and allocator slack) |

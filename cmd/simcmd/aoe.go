@@ -35,6 +35,8 @@ func aoeOptions(c *cli.Context) (sim.AOEOptions, error) {
 		return o, fmt.Errorf("--app-time must not be negative")
 	case o.MaxConcurrentProvision <= 0:
 		return o, fmt.Errorf("--max-concurrent-provision must be positive")
+	case o.AOEs > 0 && c.IsSet("express-fraction"):
+		return o, fmt.Errorf("--aoes and --express-fraction cannot be combined yet")
 	}
 	switch o.ProvisionPolicy {
 	case scheduler.AggressiveProvision, scheduler.AvoidProvision, scheduler.LookaheadProvision:

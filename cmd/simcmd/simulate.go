@@ -22,7 +22,7 @@ func Command() *cli.Command {
 	return &cli.Command{
 		Name:      "simulate",
 		Usage:     "replay an SWF workload trace through the scheduler in virtual time",
-		UsageText: "strata simulate --trace FILE.swf[.gz] [--window START:COUNT] [--procs N] [--policy fcfs|easy|conservative|strata] [--estimates user|exact] [--state-machine] [--fairshare [--share-tree FILE] [--fairshare-entity euser|egroup]] [--per-group] [--aoes N --reimage-time S [--app-time S] [--provision-policy P] [--max-concurrent-provision K]] [-F json]",
+		UsageText: "strata simulate --trace FILE.swf[.gz] [--window START:COUNT] [--procs N] [--policy fcfs|easy|conservative|strata] [--estimates user|exact] [--state-machine] [--fairshare [--share-tree FILE] [--fairshare-entity euser|egroup]] [--per-group] [--express-fraction F [--preempt-order SCR]] [--aoes N --reimage-time S [--app-time S] [--provision-policy P] [--max-concurrent-provision K]] [-F json]",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "trace", Required: true, Usage: "SWF file (.gz is read compressed)"},
 			&cli.StringFlag{Name: "window", Usage: "simulate jobs START..START+COUNT-1 of the trace (after dropped records)"},
@@ -36,7 +36,7 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "fairshare-decay", Value: "86400:0.5", Usage: "fairshare_decay_time:fairshare_decay_factor"},
 			&cli.BoolFlag{Name: "per-group", Usage: "report wait and slowdown per user and per group, and the spread between groups"},
 			&cli.BoolFlag{Name: "state-machine", Usage: "keep the state in the server's state machine and apply every cycle as the leader commits it (about 3x slower; same results)"},
-		}, aoeFlags()...), // provisioning (aoe.go)
+		}, append(expressFlags(), aoeFlags()...)...), // preemption (express.go), provisioning (aoe.go)
 		Action: func(c *cli.Context) error {
 			opt, err := options(c.String("window"), c.Int("procs"), c.String("policy"), c.String("estimates"))
 			if err != nil {
@@ -55,6 +55,9 @@ func Command() *cli.Command {
 			// A simulation allocates many short-lived plans; trading memory
 			// for fewer collections makes it about a quarter faster.
 			debug.SetGCPercent(400)
+			if c.IsSet("express-fraction") { // preemption hook point (express.go)
+				return runExpress(c, tr, opt)
+			}
 			var books sim.NewBooks // nil: the simulator's own
 			if c.Bool("state-machine") {
 				books = schedglue.SimBooks
@@ -95,22 +98,29 @@ func options(window string, procs int, policy, estimates string) (sim.Options, e
 	return opt, nil
 }
 
-func write(w io.Writer, trace string, r sim.Result, format string) error {
+// writeJSON writes v as indented JSON when format is "json" and reports
+// that it handled the format (an unknown format is an error).
+func writeJSON(w io.Writer, format string, v any) (bool, error) {
 	switch format {
 	case "json":
-		out := struct {
-			Trace string `json:"trace"`
-			sim.Result
-		}{trace, r}
-		b, err := json.MarshalIndent(out, "", "  ")
+		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
-			return err
+			return true, err
 		}
 		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
+		return true, err
 	case "":
-	default:
-		return cli.Exit(fmt.Sprintf("strata simulate: unknown format %q (want json)", format), 2)
+		return false, nil
+	}
+	return true, cli.Exit(fmt.Sprintf("strata simulate: unknown format %q (want json)", format), 2)
+}
+
+func write(w io.Writer, trace string, r sim.Result, format string) error {
+	if done, err := writeJSON(w, format, struct {
+		Trace string `json:"trace"`
+		sim.Result
+	}{trace, r}); done {
+		return err
 	}
 	_, err := fmt.Fprintf(w, `trace:              %s
 policy:             %s (walltime estimates: %s)

@@ -48,7 +48,7 @@ func TestHARollingUpgrade(t *testing.T) {
 		}
 	}
 	viaLead, viaOther := via(lead.Name), via(other)
-	cur := strconv.Itoa(raftstore.CommandLevel()) // this source's level (3: Fairshare)
+	cur := strconv.Itoa(raftstore.CommandLevel()) // this source's level (4: preemption)
 	waitFor(t, 20*time.Second, "every server recorded at level "+cur, func() bool {
 		peers := peerTable(viaOther)
 		for _, f := range peers {
@@ -92,6 +92,20 @@ func TestHARollingUpgrade(t *testing.T) {
 	id2 := viaOld.submit("#!/bin/sh\nexit 0\n") // forwarded by the old server
 	c.waitState(id2, 30*time.Second, "F")
 
+	// Preemption (level 4) is held back too: the old server would apply
+	// the express job's run without the preemption it needs. The express
+	// job waits; the running job is left alone.
+	viaLead.must("qmgr", "-c", "create queue express queue_type=execution,priority=200,enabled=true,started=true")
+	long := c.submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=2")
+	waitFor(t, 30*time.Second, "the long job to run", func() bool { return str(c.job(long)["substate"]) == "42" })
+	ex := c.submit("#!/bin/sh\nexit 0\n", "-q", "express", "-l", "select=1:ncpus=2")
+	waitFor(t, 20*time.Second, "the express job to be judged", func() bool {
+		return strings.HasPrefix(str(c.job(ex)["comment"]), "Not Running")
+	})
+	if j := c.job(long); j["job_state"] != "R" {
+		t.Fatalf("the long job was preempted (%v) while %s runs command level 1", j["job_state"], old)
+	}
+
 	// A server added now is not recorded: the leader holds ServerInfo back.
 	_, raft4 := startJoiningServer(t, c, "server4", filepath.Join(binDir, "strata"))
 	viaLead.must("strata", "operator", "raft", "add-peer", "--id", "server4", "--address", raft4)
@@ -119,6 +133,11 @@ func TestHARollingUpgrade(t *testing.T) {
 		f := peerTable(viaOther)["server4"]
 		return len(f) > 5 && f[4] != "?" && f[5] == cur
 	})
+	// Now every voter applies preemption: the express job preempts.
+	waitFor(t, 30*time.Second, "the express job to preempt the long job", func() bool {
+		return c.job(long)["job_state"] == "S" && c.job(ex)["job_state"] != "Q"
+	})
+	c.must("qdel", long)
 	t.Logf("rolling upgrade: %s ran command level 1 (applied %s and %s, refused ServerInfo), the leader held back server4's record, after the upgrade %s knows server4 at %s",
 		old, id, id2, other, peerTable(viaOther)["server4"][4])
 }

@@ -124,6 +124,8 @@ func setServerAttr(c *model.ServerConfig, a Attr) error {
 		return setLimit(&c.MaxRun, a)
 	case "max_queued":
 		return setLimit(&c.MaxQueued, a)
+	case "max_run_soft":
+		return setLimit(&c.MaxRunSoft, a)
 	case "node_fail_requeue":
 		return setInt(&c.NodeFailRequeue, a, 310, 0)
 	case "query_other_jobs":
@@ -279,6 +281,8 @@ func setQueueAttr(q *model.QueueConfig, defs model.ResourceDefs, a Attr) error {
 		return setLimit(&q.MaxRun, a)
 	case "max_queued":
 		return setLimit(&q.MaxQueued, a)
+	case "max_run_soft":
+		return setLimit(&q.MaxRunSoft, a)
 	case "acl_user_enable":
 		return setBool(&q.ACLUserEnable, a, false)
 	case "acl_users":
@@ -375,6 +379,9 @@ func applySched(c *model.ServerConfig, req *Request) error {
 			}
 			s.MinIntervalMs = ms
 			return nil
+		}
+		if handled, err := applyPreemptAttr(s, a); handled { // apply_preempt.go
+			return err
 		}
 		if ok, err := applyFairshareAttr(c, a); ok { // fairshare.go
 			return err

@@ -75,6 +75,7 @@ func DescribeServer(c *model.ServerConfig) Object {
 	it.res("default_chunk", c.DefaultChunk)
 	it.add("max_run", limitValues(c.MaxRun)...)
 	it.add("max_queued", limitValues(c.MaxQueued)...)
+	it.add("max_run_soft", limitValues(c.MaxRunSoft)...)
 	it.add("max_array_size", itoa(c.MaxArraySize))
 	it.add("max_concurrent_provision", itoa(c.MaxConcurrentProvision))
 	it.add("max_job_sequence_id", itoa(c.MaxJobSequenceID))
@@ -115,6 +116,7 @@ func DescribeQueue(q *model.QueueConfig) Object {
 	it.add("acl_hosts", q.ACLHosts...)
 	it.add("max_run", limitValues(q.MaxRun)...)
 	it.add("max_queued", limitValues(q.MaxQueued)...)
+	it.add("max_run_soft", limitValues(q.MaxRunSoft)...)
 	it.res("resources_max", q.ResourcesMax)
 	it.res("resources_min", q.ResourcesMin)
 	it.res("resources_default", q.ResourcesDefault)
@@ -152,6 +154,7 @@ func DescribeSched(c *model.ServerConfig) Object {
 	if s.MinIntervalMs > 0 {
 		it.add("sched_min_interval", FormatMillis(s.MinIntervalMs))
 	}
+	describePreempt(&it, s)
 	describeFairshare(&it, s.Fairshare) // fairshare.go
 	return Object{Type: "Sched", Name: "default", Items: it}
 }

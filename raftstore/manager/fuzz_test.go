@@ -76,6 +76,10 @@ func FuzzManagerApply(f *testing.F) {
 		{0, 2, "", "sched_min_interval", "", 0, "9e15"}, {0, 2, "", "sched_min_interval", "", 0, "NaN"},
 		{0, 2, "", "resource_group", "", 0, "grpA 1 root 50, alice 2 grpA 1"}, {0, 2, "", "resource_group", "", 2, "alice 2 grpA 1"},
 		{0, 2, "", "fairshare_decay_factor", "", 0, "0.5"}, {0, 2, "", "fairshare_usage_res", "", 0, "ncpus*walltime"},
+		{0, 2, "", "preempt_order", "", 0, "SCR 80 SC 50 S"}, {0, 2, "", "preempt_queue_prio", "", 0, "120"},
+		{0, 2, "", "preemptive_sched", "", 0, "false"}, {0, 2, "", "preempt_prio", "", 0, "express_queue, normal_jobs, fairshare"},
+		{0, 2, "", "max_starve", "", 0, "12:00:00"}, {0, 0, "", "max_run_soft", "", 0, "[u:PBS_GENERIC=2]"},
+		{0, 1, "workq", "max_run_soft", "", 0, "[g:PBS_GENERIC=3]"}, {0, 2, "", "preempt_queue_prio", "", 1, "99999999999999999999"},
 	} {
 		f.Add(s.verb, s.obj, s.name, s.attr, s.res, s.op, s.value)
 	}

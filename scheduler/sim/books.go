@@ -70,6 +70,12 @@ func (b *ownBooks) Submit(j JobSpec, at int64) (string, error) {
 func (b *ownBooks) Cycle(now int64) ([]model.RunDecision, error) {
 	b.snap.Now, b.snap.Queued, b.snap.Running = now, b.queued, b.running
 	plan := scheduler.Schedule(b.snap)
+	b.applyPlan(plan, now)
+	return plan.Runs, nil
+}
+
+// applyPlan applies a plan's runs, comments and estimates.
+func (b *ownBooks) applyPlan(plan *scheduler.Plan, now int64) {
 	for _, d := range plan.Runs {
 		r := *b.jobs[d.JobID]
 		r.State, r.Stime, r.Exec = model.StateRunning, now, d.Exec
@@ -103,7 +109,6 @@ func (b *ownBooks) Cycle(now int64) ([]model.RunDecision, error) {
 	}
 	clear(b.queued[len(kept):])
 	b.queued = kept
-	return plan.Runs, nil
 }
 
 func (b *ownBooks) End(id string, _ model.RunDecision, _ int64) error {

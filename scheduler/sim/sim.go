@@ -184,26 +184,11 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 		}
 		aoes = ar.names
 	}
-	var sj []*simJob
-	for i, tj := range window(tr.Jobs, opt.Start, opt.Count) {
-		chunks := (tj.Procs + ppn - 1) / ppn
-		if chunks > nodes {
-			res.TooLarge++
-			continue
+	sj := simJobs(tr, opt, nodes, ppn, &res)
+	if ar != nil {
+		for _, s := range sj {
+			s.spec.AOE = ar.jobAOE(s.tj)
 		}
-		if tj.Capped {
-			res.Capped++
-		}
-		wall := tj.ReqTime
-		if opt.Exact {
-			wall = tj.Run
-		}
-		spec := JobSpec{TraceID: tj.ID, Seq: int64(i + 1), Chunks: chunks, Walltime: max(wall, 1),
-			User: traceUser(tj), Group: traceGroup(tj)}
-		if ar != nil {
-			spec.AOE = ar.jobAOE(tj)
-		}
-		sj = append(sj, &simJob{tj: tj, spec: spec})
 	}
 	res.Jobs = len(sj)
 	if len(sj) == 0 {
@@ -318,6 +303,29 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 		res.AOEResult = ar.result(sj)
 	}
 	return res, nil
+}
+
+// simJobs are the jobs of the trace window on a machine of nodes x ppn;
+// res counts those capped at their walltime and those too large.
+func simJobs(tr *Trace, opt Options, nodes, ppn int, res *Result) []*simJob {
+	var sj []*simJob
+	for i, tj := range window(tr.Jobs, opt.Start, opt.Count) {
+		chunks := (tj.Procs + ppn - 1) / ppn
+		if chunks > nodes {
+			res.TooLarge++
+			continue
+		}
+		if tj.Capped {
+			res.Capped++
+		}
+		wall := tj.ReqTime
+		if opt.Exact {
+			wall = tj.Run
+		}
+		sj = append(sj, &simJob{tj: tj, spec: JobSpec{TraceID: tj.ID, Seq: int64(i + 1), Chunks: chunks, Walltime: max(wall, 1),
+			User: traceUser(tj), Group: traceGroup(tj)}})
+	}
+	return sj
 }
 
 func window(jobs []TraceJob, start, count int) []TraceJob {

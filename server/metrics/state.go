@@ -60,7 +60,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	for name := range cfg.Queues {
 		jobs[[3]string{name, model.StateQueued}] += 0
 	}
-	for _, j := range snap.Jobs() {
+	for _, j := range snap.JobRows() {
 		if !j.IsFinished() {
 			jobs[[3]string{j.Queue, j.State}]++
 		}

@@ -33,6 +33,7 @@ func Config(cfg *model.ServerConfig) scheduler.Config {
 		}
 	}
 	out.DefaultWalltime = defaultWalltime(cfg.ResourcesDefault)
+	out.Preempt = PreemptPolicy(&sc) // preemption hook point (preempt.go)
 	out.Psets = scheduler.PsetConfig{Enable: cfg.NodeGroupEnable, Keys: cfg.NodeGroupKey,
 		DoNotSpan: sc.DoNotSpanPsets, OnlyExplicit: sc.OnlyExplicitPsets}
 	return out

@@ -34,9 +34,12 @@ func Input(snap *raftstore.StateSnapshot, now int64) *scheduler.Snapshot {
 	// A job kept back says why in its comment, as in OpenPBS. This is the
 	// one sort of the queue: Schedule takes the order as it is
 	// (QueuedRanked) unless round_robin interleaves queues.
+	in.PreemptClasses = SoftLimitClasses(&cfg, in.Running) // preemption hook point (preempt.go)
 	allow := RunAllowance(&cfg, in.Running)
 	cands := Schedulable(snap)
 	in.Config.Fairshare = Fairshare(&cfg, snap, cands) // fairshare.go
+	// Preemption hook point (preempt.go).
+	in.PreemptClasses = FairshareClasses(&cfg, snap, in.Config.Preempt, in.Running, cands, in.PreemptClasses)
 	for _, j := range scheduler.JobOrder(in).SortJobs(cands) {
 		if q, ok := cfg.Queues[j.Queue]; !ok || !q.Started {
 			continue
@@ -91,5 +94,5 @@ func LiveReservations(snap *raftstore.StateSnapshot) []*model.Reservation {
 // is converted; Now and Epoch let the FSM tell a stale "never runs" mark.
 func Command(in *scheduler.Snapshot, plan *scheduler.Plan) *raftstore.ApplyPlan {
 	return &raftstore.ApplyPlan{Now: in.Now, Epoch: in.Epoch, Runs: plan.Runs, Comments: plan.Comments,
-		Estimates: plan.Estimates, Resvs: plan.Resvs, SoftWalltimes: plan.SoftWalltimes}
+		Estimates: plan.Estimates, Resvs: plan.Resvs, SoftWalltimes: plan.SoftWalltimes, Preempts: plan.Preempts, Resumes: plan.Resumes}
 }

@@ -97,12 +97,14 @@ RESV_BEGIN = 0x1000000
 RESV_CONFIRM = 0x2000000
 MODIFYRESV = 0x4000000
 POSTQUEUEJOB = 0x8000000
+EXECJOB_CHECKPOINT = 0x10000000  # Strata's: preemption by checkpoint
 
 _EVENT_TYPES = {
     "queuejob": QUEUEJOB, "modifyjob": MODIFYJOB, "resvsub": RESVSUB,
     "movejob": MOVEJOB, "runjob": RUNJOB, "provision": PROVISION,
     "execjob_begin": EXECJOB_BEGIN, "execjob_prologue": EXECJOB_PROLOGUE,
     "execjob_epilogue": EXECJOB_EPILOGUE, "execjob_end": EXECJOB_END,
+    "execjob_checkpoint": EXECJOB_CHECKPOINT,
     "execjob_preterm": EXECJOB_PRETERM, "execjob_launch": EXECJOB_LAUNCH,
     "exechost_periodic": EXECHOST_PERIODIC, "exechost_startup": EXECHOST_STARTUP,
     "execjob_attach": EXECJOB_ATTACH, "periodic": PERIODIC, "resv_end": RESV_END,

@@ -10,6 +10,7 @@ import (
 const (
 	AggressiveProvision = "aggressive_provision"
 	AvoidProvision      = "avoid_provision"
+	// LookaheadProvision: see aoe_lookahead.go.
 )
 
 // Provisioning comments, as OpenPBS words them (prefixed "Not Running: ").
@@ -30,6 +31,11 @@ type ProvisionInfo struct {
 	// to take (learned by the server); missing AOEs use
 	// model.ProvisionDuration.
 	Estimates map[string]int64
+	// InFlight is the number of provisioning operations waiting or
+	// running, MaxConcurrent the server's max_concurrent_provision (0:
+	// unknown); lookahead_provision adds the wait for a slot to the cost
+	// of a reimage.
+	InFlight, MaxConcurrent int
 }
 
 // Estimate is the expected provisioning time of aoe in seconds.
@@ -60,6 +66,9 @@ func (c *cycle) provUsable(v int, ch *chunkReq) bool {
 	aoe := chunkAOE(ch)
 	if aoe == "" || c.st.vnodes[v].CurrentAOE == aoe {
 		return true
+	}
+	if c.ranked && c.la != nil && c.la.aoeOnly {
+		return false // lookahead_provision: on the AOE only (aoe_lookahead.go)
 	}
 	return c.provReason(v) == ""
 }
@@ -138,6 +147,7 @@ func (c *cycle) markProvision(j *model.Job, cl *class, exec []model.ExecChunk) {
 			}
 		}
 	}
+	c.noteStarted(j, exec, len(hosts)) // lookahead_provision (aoe_lookahead.go)
 	if len(hosts) == 0 {
 		return
 	}
@@ -183,15 +193,11 @@ func (c *cycle) provDuration(j *model.Job) int64 {
 // OpenPBS the list is not re-sorted after each chunk. It returns the
 // function that restores the normal order (nil when nothing changed).
 func (c *cycle) rankForAOE(cl *class) func() {
-	if c.snap.Provision.Policy != AvoidProvision {
+	pol := c.snap.Provision.Policy
+	if pol != AvoidProvision && pol != LookaheadProvision {
 		return nil
 	}
-	aoe := ""
-	for i := range cl.chunks {
-		if aoe = chunkAOE(&cl.chunks[i]); aoe != "" {
-			break
-		}
-	}
+	aoe := classAOE(cl)
 	if aoe == "" {
 		return nil
 	}
@@ -204,6 +210,9 @@ func (c *cycle) rankForAOE(cl *class) func() {
 			return 1
 		}
 		return 2
+	}
+	if pol == LookaheadProvision {
+		rank = c.lookaheadRank(aoe)
 	}
 	seq, pos, dynamic := o.seq, o.pos, o.dynamic
 	ranked := slices.Clone(seq)

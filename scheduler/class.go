@@ -29,6 +29,10 @@ type class struct {
 	failed   bool
 	comment  string
 	neverRun bool
+	// waitComment is set when lookahead_provision chose to wait for
+	// vnodes on the class's AOE this cycle (aoe_lookahead.go).
+	waitComment string
+	waitOnAOE   bool // ... and plans its start on the AOE's vnodes only
 	// conflictEnd is the shortest walltime (window length from now) seen
 	// to conflict with a future hold this cycle; 0 when none. Holds only
 	// accumulate during a cycle, so longer jobs of the class conflict too.

@@ -269,7 +269,8 @@ func (c *cycle) holdKeptEstimates(queued []*model.Job) {
 			continue
 		}
 		excl := j.Place.Sharing == model.SharingExcl || j.Place.Sharing == model.SharingExclHost
-		c.cal.addHold(c.st, holdTopJob, exec, j.EstStart, end(j.EstStart, c.duration(j)), excl)
+		slot := j.EstStart - c.provShift(j, j.EstExec) // the estimate includes provisioning (aoe_estimate.go)
+		c.cal.addHold(c.st, holdTopJob, exec, slot, end(slot, c.duration(j)), excl)
 	}
 }
 

@@ -32,6 +32,7 @@ type cycle struct {
 	bestMemo map[bestKey]unitBest // see bestUnitsOf
 	elig     *eligInfo            // see eligibility
 	ranked   bool                 // avoid_provision order in force (aoe.go): cursors do not apply
+	la       *lookahead           // lookahead_provision state (aoe_lookahead.go)
 	scratch  []float64            // planFits
 	rows     []planRow            // planFits
 	rowOf    []int                // planFits: vnode -> row+1

@@ -61,7 +61,7 @@ func (c *cycle) considerAs(j *model.Job, formula float64, runID string) bool {
 			c.hardDur = c.hardDuration(j, dur) // soft walltime hook point (softwall.go)
 		}
 		var exec []model.ExecChunk
-		exec, v = c.run(cl, dur)
+		exec, v = c.runProv(cl, dur) // provisioning hook point (aoe_lookahead.go)
 		if v == ran {
 			c.markProvision(j, cl, exec) // provisioning hook point (aoe.go)
 			c.plan.Runs = append(c.plan.Runs, model.RunDecision{JobID: runID, Exec: exec, Exclusive: cl.excl})
@@ -78,6 +78,9 @@ func (c *cycle) considerAs(j *model.Job, formula float64, runID string) bool {
 	text, never := cl.comment, cl.neverRun
 	if v == conflicts {
 		text, never = prefixNotRunning+msgConflict, false
+	}
+	if v == waitAOE {
+		text, never = cl.waitComment, false
 	}
 	c.comment(j, text, never)
 	if !cfg.StrictOrdering || never {
@@ -106,7 +109,7 @@ func (c *cycle) considerAs(j *model.Job, formula float64, runID string) bool {
 	if !known {
 		dur = c.duration(j)
 	}
-	est, ok := c.estimate(j, cl, dur)
+	est, ok := c.estimateProv(j, cl, dur, v == waitAOE && cl.waitOnAOE) // provisioning hook point (aoe_lookahead.go)
 	if !ok {
 		// No start found (e.g. it needs vnodes held for ever): like
 		// OpenPBS, it takes no slot.
@@ -210,10 +213,10 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (model.JobEstimate,
 	now := c.snap.Now
 	keep := int64(forever)
 	var keepRows []planRow
-	if j.TopJob && j.EstStart > now && len(j.EstExec) > 0 {
+	if slot := j.EstStart - c.provShift(j, j.EstExec); j.TopJob && slot > now && len(j.EstExec) > 0 {
 		var ok bool
-		if keepRows, ok = c.planFits(j.EstExec, j.EstStart, end(j.EstStart, dur), cl.excl); ok {
-			keep = j.EstStart
+		if keepRows, ok = c.planFits(j.EstExec, slot, end(slot, dur), cl.excl); ok {
+			keep = slot
 		}
 	}
 	p := c.cal.profile()
@@ -238,7 +241,7 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (model.JobEstimate,
 		}
 		if exec, ok := c.tryAt(cl, t, u); ok {
 			c.cal.addHold(c.st, holdTopJob, exec, t, u, cl.excl)
-			return model.JobEstimate{JobID: j.ID, Start: t, Exec: exec, Top: true}, true
+			return model.JobEstimate{JobID: j.ID, Start: t + c.provShift(j, exec), Exec: exec, Top: true}, true
 		}
 		if cl.tryFail == nil {
 			cl.tryFail = map[int64]int64{}
@@ -251,7 +254,7 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (model.JobEstimate,
 		return model.JobEstimate{}, false
 	}
 	c.cal.addHoldRows(keepRows, keep, end(keep, dur), cl.excl)
-	return model.JobEstimate{JobID: j.ID, Start: keep, Exec: j.EstExec, Top: true}, true
+	return model.JobEstimate{JobID: j.ID, Start: keep + c.provShift(j, j.EstExec), Exec: j.EstExec, Top: true}, true
 }
 
 // tryAt places cl in the window [t, u) without committing anything.

@@ -22,7 +22,7 @@ func Command() *cli.Command {
 	return &cli.Command{
 		Name:      "simulate",
 		Usage:     "replay an SWF workload trace through the scheduler in virtual time",
-		UsageText: "strata simulate --trace FILE.swf[.gz] [--window START:COUNT] [--procs N] [--policy fcfs|easy|conservative|strata] [--estimates user|exact] [--state-machine] [--fairshare [--share-tree FILE] [--fairshare-entity euser|egroup]] [--per-group] [--express-fraction F [--preempt-order SCR]] [-F json]",
+		UsageText: "strata simulate --trace FILE.swf[.gz] [--window START:COUNT] [--procs N] [--policy fcfs|easy|conservative|strata] [--estimates user|exact] [--state-machine] [--fairshare [--share-tree FILE] [--fairshare-entity euser|egroup]] [--per-group] [--express-fraction F [--preempt-order SCR]] [--aoes N --reimage-time S [--app-time S] [--provision-policy P] [--max-concurrent-provision K]] [-F json]",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "trace", Required: true, Usage: "SWF file (.gz is read compressed)"},
 			&cli.StringFlag{Name: "window", Usage: "simulate jobs START..START+COUNT-1 of the trace (after dropped records)"},
@@ -36,10 +36,13 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "fairshare-decay", Value: "86400:0.5", Usage: "fairshare_decay_time:fairshare_decay_factor"},
 			&cli.BoolFlag{Name: "per-group", Usage: "report wait and slowdown per user and per group, and the spread between groups"},
 			&cli.BoolFlag{Name: "state-machine", Usage: "keep the state in the server's state machine and apply every cycle as the leader commits it (about 3x slower; same results)"},
-		}, expressFlags()...), // preemption hook point (express.go)
+		}, append(expressFlags(), aoeFlags()...)...), // preemption (express.go), provisioning (aoe.go)
 		Action: func(c *cli.Context) error {
 			opt, err := options(c.String("window"), c.Int("procs"), c.String("policy"), c.String("estimates"))
 			if err != nil {
+				return cli.Exit("strata simulate: "+err.Error(), 2)
+			}
+			if opt.AOE, err = aoeOptions(c); err != nil {
 				return cli.Exit("strata simulate: "+err.Error(), 2)
 			}
 			if err := fairshareOptions(c, &opt); err != nil { // fairshare.go
@@ -133,5 +136,8 @@ cycles:             %d
 	if err == nil && r.Fairness != nil {
 		err = writeFairness(w, r) // fairshare.go
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return writeAOE(w, r.AOEResult)
 }

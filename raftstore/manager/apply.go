@@ -309,6 +309,8 @@ func setQueueAttr(q *model.QueueConfig, defs model.ResourceDefs, a Attr) error {
 const (
 	AggressiveProvision = "aggressive_provision"
 	AvoidProvision      = "avoid_provision"
+	// LookaheadProvision is Strata's own (scheduler/aoe_lookahead.go).
+	LookaheadProvision = "lookahead_provision"
 )
 
 func applySched(c *model.ServerConfig, req *Request) error {
@@ -322,7 +324,7 @@ func applySched(c *model.ServerConfig, req *Request) error {
 	return eachAttr(req, func(a Attr) error {
 		switch a.Name {
 		case "provision_policy":
-			if a.Op != "" && a.Value != AggressiveProvision && a.Value != AvoidProvision {
+			if a.Op != "" && a.Value != AggressiveProvision && a.Value != AvoidProvision && a.Value != LookaheadProvision {
 				return badValue(a)
 			}
 			return setString(&s.ProvisionPolicy, a, "")

@@ -179,6 +179,7 @@ func TestAttributeRules(t *testing.T) {
 		{"sched sched_min_interval bad", []Request{sch(a("sched_min_interval", "=", "soon"))}, "", "", model.PBSEBadAttrVal},
 		{"sched sched_min_interval unset", []Request{sch(a("sched_min_interval", "=", "1s")), unset(Sched, "", "sched_min_interval")}, "sched_min_interval", "", 0},
 		{"sched provision_policy", []Request{sch(a("provision_policy", "=", AvoidProvision))}, "provision_policy", AvoidProvision, 0},
+		{"sched provision_policy lookahead", []Request{sch(a("provision_policy", "=", LookaheadProvision))}, "provision_policy", LookaheadProvision, 0},
 		{"sched unknown attribute", []Request{sch(a("colour", "=", "red"))}, "", "", model.PBSENoAttr},
 		{"sched create refused", []Request{{Verb: Create, Object: Sched}}, "", "", model.PBSEInvalidRequest},
 

@@ -33,6 +33,7 @@ func newOwnBooks(m Machine, cfg scheduler.Config) (Books, error) {
 			Jobs:      map[string]int{},
 		}
 		b.byName[name] = vnodes[i]
+		offerAOEs(vnodes[i], i, m.AOEs) // aoe_books.go
 	}
 	b.snap = &scheduler.Snapshot{
 		Epoch: 1,
@@ -60,6 +61,7 @@ func (b *ownBooks) Submit(j JobSpec, at int64) (string, error) {
 		}},
 		ResourceList: map[string]string{"walltime": model.FormatDuration(j.Walltime)},
 	}
+	askAOE(job, j.AOE) // aoe_books.go
 	b.jobs[id] = job
 	b.queued = append(b.queued, job)
 	return id, nil
@@ -134,6 +136,9 @@ func (b *ownBooks) assign(j *model.Job) {
 	for _, ec := range j.Exec {
 		for _, sh := range ec.Shares {
 			v := b.byName[sh.Vnode]
+			if sh.AOE != "" {
+				v.CurrentAOE = sh.AOE // provisioned for the job (aoe_books.go)
+			}
 			n := sh.Amounts["ncpus"]
 			v.Assigned["ncpus"] += n
 			v.Jobs[j.ID] += int(n)

@@ -33,6 +33,8 @@ type Options struct {
 	// Exact uses the actual run time as walltime instead of the user's
 	// request.
 	Exact bool
+	// AOE adds provisioning (aoe.go); AOE.AOEs 0 runs without AOEs.
+	AOE AOEOptions
 	// Fairshare turns on fair_share (fairshare.go); PerGroup reports
 	// per-user and per-group outcomes (implied by Fairshare).
 	Fairshare *FairshareOptions
@@ -76,6 +78,7 @@ type Result struct {
 	// per-user and per-group report (fairshare.go).
 	Fairshare bool      `json:"fairshare,omitempty"`
 	Fairness  *Fairness `json:"fairness,omitempty"`
+	*AOEResult
 }
 
 // machine derives the node layout: MaxNodes vnodes of MaxProcs/MaxNodes
@@ -100,7 +103,12 @@ func machine(tr *Trace, procs int) (nodes, ppn int) {
 
 // Machine is the simulated cluster: Nodes vnodes of PPN cpus each, named
 // n00000, n00001, ...
-type Machine struct{ Nodes, PPN int }
+type Machine struct {
+	Nodes, PPN int
+	// AOEs, when set, are offered by every vnode; vnode i starts on
+	// AOEs[i mod len(AOEs)] (aoe.go).
+	AOEs []string
+}
 
 // VnodeName is the name of vnode i.
 func VnodeName(i int) string { return fmt.Sprintf("n%05d", i) }
@@ -112,6 +120,7 @@ type JobSpec struct {
 	Seq      int64
 	Chunks   int
 	Walltime int64
+	AOE      string // the environment the job asks for (aoe.go), or ""
 	// User and Group name the trace's user and group (u<uid>, g<gid>).
 	User, Group string
 }
@@ -138,6 +147,12 @@ type simJob struct {
 	tj    TraceJob
 	spec  JobSpec
 	start int64
+	// With AOEs (aoe.go): the job's id, whether its start waited for
+	// provisioning, and its estimated start after its first cycle.
+	id          string
+	provisioned bool
+	est         int64
+	hasEst      bool
 }
 
 // Run simulates the trace under opt with the simulator's own books.
@@ -161,16 +176,35 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 	if opt.Exact {
 		res.Estimates = "exact"
 	}
+	var ar *aoeRun // provisioning (aoe.go)
+	var aoes []string
+	if opt.AOE.AOEs > 0 {
+		if ar, err = newAOERun(opt.AOE); err != nil {
+			return res, err
+		}
+		aoes = ar.names
+	}
 	sj := simJobs(tr, opt, nodes, ppn, &res)
+	if ar != nil {
+		for _, s := range sj {
+			s.spec.AOE = ar.jobAOE(s.tj)
+		}
+	}
 	res.Jobs = len(sj)
 	if len(sj) == 0 {
 		return res, nil
 	}
 	slices.SortStableFunc(sj, func(a, b *simJob) int { return cmpInt(a.tj.Submit, b.tj.Submit) })
-	b, err := books(Machine{Nodes: nodes, PPN: ppn}, cfg)
+	b, err := books(Machine{Nodes: nodes, PPN: ppn, AOEs: aoes}, cfg)
 	if err != nil {
 		return res, err
 	}
+	pb, _ := b.(provBooks)
+	if ar != nil && pb == nil {
+		return res, fmt.Errorf("these books do not model provisioning: AOEs need the simulator's own")
+	}
+	var fresh []*simJob // submitted at t (AOE estimates)
+	var prov scheduler.ProvisionInfo
 	var fs *simFairshare
 	if opt.Fairshare != nil {
 		if fs, err = newSimFairshare(opt.Fairshare, sj, b, ppn); err != nil {
@@ -207,11 +241,19 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 				return res, err
 			}
 			byID[id] = sj[next]
+			if ar != nil {
+				sj[next].id = id
+				fresh = append(fresh, sj[next])
+			}
 			next++
 			queued++
 		}
 		if queued == 0 {
 			continue
+		}
+		if ar != nil {
+			prov = ar.info(t)
+			pb.SetProvision(prov)
 		}
 		if fs != nil {
 			fs.beforeCycle(t)
@@ -223,13 +265,21 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 		res.Cycles++
 		for _, d := range runs {
 			s := byID[d.JobID]
-			s.start = t
+			var delay int64
+			if ar != nil {
+				delay = ar.started(s, d, t, prov)
+			}
+			s.start = t + delay
 			queued--
 			if fs != nil {
 				fs.started(s, t)
 			}
-			heap.Push(&ends, end{t: t + s.tj.Run, seq: s.spec.Seq, id: d.JobID, run: d})
-			last = max(last, t+s.tj.Run)
+			heap.Push(&ends, end{t: s.start + s.tj.Run, seq: s.spec.Seq, id: d.JobID, run: d})
+			last = max(last, s.start+s.tj.Run)
+		}
+		if ar != nil {
+			ar.noteEstimates(b, fresh)
+			fresh = fresh[:0]
 		}
 	}
 	var wait, bsld, work float64
@@ -248,6 +298,9 @@ func RunWith(tr *Trace, opt Options, books NewBooks) (Result, error) {
 	}
 	if res.Makespan > 0 {
 		res.Util = work / (float64(res.Procs) * float64(res.Makespan))
+	}
+	if ar != nil {
+		res.AOEResult = ar.result(sj)
 	}
 	return res, nil
 }

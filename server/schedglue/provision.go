@@ -30,7 +30,8 @@ func ProvisionMode(h *model.Hook) string {
 // enabled, the policy, and the learned estimate per AOE (the mean over
 // hosts of each host's moving average).
 func ProvisionInfo(snap *raftstore.StateSnapshot, cfg *model.ServerConfig) scheduler.ProvisionInfo {
-	info := scheduler.ProvisionInfo{Enabled: ProvisionHook(cfg) != nil, Policy: cfg.Sched.ProvisionPolicy}
+	info := scheduler.ProvisionInfo{Enabled: ProvisionHook(cfg) != nil, Policy: cfg.Sched.ProvisionPolicy,
+		InFlight: len(snap.ProvOps()), MaxConcurrent: int(cfg.ProvisionConcurrency())}
 	sum, n := map[string]int64{}, map[string]int64{}
 	for _, st := range snap.ProvStats() {
 		if st.Successes > 0 {

@@ -1,8 +1,6 @@
 package raftstore
 
 import (
-	"bytes"
-	"io"
 	"testing"
 
 	"github.com/strata-hpc/strata/model"
@@ -79,15 +77,7 @@ func TestFairshareDecayClock(t *testing.T) {
 	}
 	// A snapshot carries usage and clock: the restored server decays on
 	// the same schedule.
-	snap, _ := h.fsm.Snapshot()
-	sink := &memSink{}
-	if err := snap.Persist(sink); err != nil {
-		t.Fatal(err)
-	}
-	h2 := newHarness(t)
-	if err := h2.fsm.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
-		t.Fatal(err)
-	}
+	h2 := h.restored(t)
 	h2.index = h.index
 	h2.apply(&Fairshare{Op: FairshareTick, Now: 1300})
 	if u := usageOf(h2, "alice"); u != 100 || h2.snap().FairshareLastDecay() != 1300 {

@@ -349,3 +349,24 @@ func TestDegradedResvOtherExits(t *testing.T) {
 		t.Errorf("pbs_rdel of a degraded reservation: %+v", r)
 	}
 }
+
+// TestResvDegradationWaitsForEveryServersLevel: during a rolling upgrade a
+// server of the previous release (its record below LevelResv) would not
+// degrade a reservation, so no server does; the ServerInfo entry that
+// records its new level turns degradation on at the same index everywhere.
+func TestResvDegradationWaitsForEveryServersLevel(t *testing.T) {
+	h := newHarness(t)
+	registerNode(h, "n1", "2")
+	h.apply(&ServerInfo{ID: "s1", APIAddr: "127.0.0.1:1", Level: LevelResv})
+	h.apply(&ServerInfo{ID: "s2", APIAddr: "127.0.0.1:2", Level: LevelResv - 1})
+	id := confirmedOnN1(t, h, 1000, 2000)
+	h.applyAt(&MarkVnodes{Vnodes: []string{"n1"}, Offline: offline(true), Now: 200}, 200)
+	if r := h.snap().Reservation(id); r.State != model.ResvConfirmed {
+		t.Fatalf("degraded while s2 is at level %d: state %d", LevelResv-1, r.State)
+	}
+	h.apply(&ServerInfo{ID: "s2", APIAddr: "127.0.0.1:2", Level: LevelResv})
+	h.applyAt(&MarkVnodes{Vnodes: []string{"n1"}, Offline: offline(true), Now: 300}, 300)
+	if r := h.snap().Reservation(id); r.State != model.ResvDegraded {
+		t.Fatalf("every server at level %d, vnode offline: state %d", LevelResv, r.State)
+	}
+}

@@ -20,7 +20,10 @@ import (
 // adds the preemption decisions of ApplyPlan (Preempts, Resumes:
 // apply_preempt.go), which an older server would ignore, so the leader's
 // scheduler plans no preemption until every voter is at level 4
-// (LevelPreempt).
+// (LevelPreempt). Level 5 adds what reservations decide inside the FSM
+// from existing commands (degradation, resv-exclusive flags) and the new
+// pbs_rsub forms (maintenance, qmove, --job, delete_idle_time,
+// create_resv_from_job): LevelResv.
 
 // commandLevel is this binary's level. It is a variable only so that a
 // build can stand for an earlier release (the rolling-upgrade test):
@@ -28,10 +31,10 @@ import (
 //	go build -ldflags "-X github.com/strata-hpc/strata/raftstore.commandLevel=1"
 //
 // Nothing assigns it at run time.
-var commandLevel = "4"
+var commandLevel = "5"
 
 // maxLevel is the highest level this source knows.
-const maxLevel = 4
+const maxLevel = 5
 
 // CommandLevel is the highest command level this binary applies.
 func CommandLevel() int {
@@ -51,4 +54,30 @@ func (t MessageType) Level() int {
 		return 3
 	}
 	return 1
+}
+
+// LevelResv is the command level of the reservation behaviour of
+// apply_resv_degrade.go. It is decided by the FSM itself, not carried by a
+// command type the leader could hold back, so the FSM gates it on the
+// replicated server records (levelRecorded): while any recorded server is
+// below it, no server degrades a reservation, the old ones because they
+// cannot and the new ones because they see the old one's record. The
+// change happens at the same log index everywhere: the ServerInfo entry
+// that records the last server's new level.
+const LevelResv = 5
+
+// levelRecorded reports whether every server recorded in replicated state
+// announced at least level. A lone server records none (it has no one to
+// tell) and has no older server to agree with.
+func (w *writer) levelRecorded(level int) bool {
+	it, err := w.txn.Get(tableServers, "id")
+	if err != nil {
+		return false
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if raw.(*ServerRecord).Level < level {
+			return false
+		}
+	}
+	return true
 }

@@ -146,6 +146,9 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, id *Identi
 	if req.DefaultArgs != nil && *req.DefaultArgs != cfg.DefaultQsubArguments {
 		return nil, &model.PBSError{Code: model.PBSEStaleDefaults, Msg: cfg.DefaultQsubArguments}
 	}
+	if req.CreateResvFromJob && !s.levelAtLeast(raftstore.LevelResv) {
+		return nil, &model.PBSError{Code: model.PBSENoSupport, Msg: model.MsgNoSupport + " (a server of the cluster is not upgraded yet)"}
+	}
 	job, err := buildJob(&req, id, &cfg)
 	if err != nil {
 		return nil, err

@@ -126,6 +126,40 @@ func (s *Server) clusterLevel() (int, []string) {
 	return level, behind
 }
 
+// levelAtLeast reports whether every voter supports command level l, for
+// a request that needs it. Voters announce their level within a second of
+// a leader's election, so a request in that second waits for the
+// announcements (up to announceWait) instead of being refused as if a
+// server were not upgraded.
+func (s *Server) levelAtLeast(l int) bool {
+	deadline := time.Now().Add(announceWait)
+	for {
+		got, _ := s.clusterLevel()
+		if got >= l || s.unannounced() == 0 || time.Now().After(deadline) {
+			return got >= l
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// announceWait bounds levelAtLeast's wait for voters' announcements.
+const announceWait = 3 * time.Second
+
+// unannounced counts the voters whose level the leader does not know.
+func (s *Server) unannounced() int {
+	peers, err := s.node.Peers()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, p := range peers {
+		if _, known := s.levelOf(p.ID); p.Voter && !known {
+			n++
+		}
+	}
+	return n
+}
+
 // mayEmit reports whether the leader may propose a command of type t.
 func (s *Server) mayEmit(t raftstore.MessageType) bool {
 	l, _ := s.clusterLevel()

@@ -38,6 +38,9 @@ func (s *Server) handleResvSubmit(w http.ResponseWriter, r *http.Request, id *Id
 	if err := s.resvsubHooks(r.Context(), &req, id, &cfg); err != nil { // hooks_resv.go
 		return nil, err
 	}
+	if newResvForm(&req) && !s.levelAtLeast(raftstore.LevelResv) {
+		return nil, &model.PBSError{Code: model.PBSENoSupport, Msg: model.MsgNoSupport + " (a server of the cluster is not upgraded yet)"}
+	}
 	resv, err := buildResvExtra(&req, id, &cfg, snap, s.now().Unix()) // resv_maint.go
 	if err != nil {
 		return nil, err
@@ -221,4 +224,11 @@ func admitResvJob(j *model.Job, snap *raftstore.StateSnapshot, cfg *model.Server
 		return &model.PBSError{Code: model.PBSEIvalAOEChunk, Msg: model.MsgIvalAOEChunk}
 	}
 	return nil
+}
+
+// newResvForm reports whether a pbs_rsub request uses a form of command
+// level raftstore.LevelResv, which a server of an earlier release would
+// store without its meaning.
+func newResvForm(req *api.ResvSubmitRequest) bool {
+	return len(req.MaintHosts) > 0 || req.Qmove != "" || req.Job != "" || req.DeleteIdleTime != 0
 }

@@ -33,7 +33,7 @@ func (s *Server) handleResvAlter(w http.ResponseWriter, r *http.Request, id *Ide
 	if err := s.modifyresvHooks(r.Context(), rv, &req, id, &cfg); err != nil {
 		return nil, err
 	}
-	if !s.mayEmit(raftstore.AlterResvType) {
+	if !s.levelAtLeast(raftstore.AlterResvType.Level()) {
 		return nil, &model.PBSError{Code: model.PBSENoSupport, Msg: model.MsgNoSupport + " (a server of the cluster is not upgraded yet)"}
 	}
 	now := s.now().Unix()

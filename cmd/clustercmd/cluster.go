@@ -161,6 +161,7 @@ func create(dir, name string, servers, moms, ncpus int, mem string, extra []byte
 	if err := createPKI(dir, hosts); err != nil {
 		return nil, err
 	}
+	sweepReservations() // ports.go
 	srvProcs, err := createServers(dir, name, servers, extra)
 	if err != nil {
 		return nil, err

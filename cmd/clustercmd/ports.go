@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // freePort picks an unused loopback port for a daemon of the cluster in dir
@@ -65,6 +66,27 @@ func reservations() (string, error) {
 	return res, nil
 }
 
+// sweepReservations removes the reservations of clusters whose directory
+// is gone (test clusters in removed temporary directories), so the
+// directory does not grow with every cluster ever started. cluster start
+// calls it once before it picks ports.
+func sweepReservations() {
+	res, err := reservations()
+	if err != nil {
+		return
+	}
+	entries, err := os.ReadDir(res)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		path := filepath.Join(res, e.Name())
+		if stale(path, time.Minute) {
+			os.Remove(path)
+		}
+	}
+}
+
 // reserve claims port for the cluster in dir. A reservation whose cluster
 // directory no longer exists is stale and taken over.
 func reserve(res string, port int, dir string) bool {
@@ -76,16 +98,31 @@ func reserve(res string, port int, dir string) bool {
 			f.Close()
 			return err == nil
 		}
-		owner, rerr := os.ReadFile(path)
-		if rerr != nil {
-			return false
-		}
-		if _, serr := os.Stat(strings.TrimSpace(string(owner))); !errors.Is(serr, os.ErrNotExist) {
+		if !stale(path, time.Minute) {
 			return false // held by a cluster that still exists
 		}
 		os.Remove(path)
 	}
 	return false
+}
+
+// stale reports whether the reservation at path belongs to a cluster whose
+// directory is gone. An empty reservation is one being written (its
+// creator writes the directory right after the exclusive create), so it
+// counts as stale only once older than grace (its creator died between
+// the two).
+func stale(path string, grace time.Duration) bool {
+	owner, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	dir := strings.TrimSpace(string(owner))
+	if dir == "" {
+		fi, err := os.Stat(path)
+		return err == nil && time.Since(fi.ModTime()) > grace
+	}
+	_, err = os.Stat(dir)
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // ephemeralLow reads the start of the kernel's ephemeral port range.

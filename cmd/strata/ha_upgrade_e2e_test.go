@@ -98,7 +98,9 @@ func TestHARollingUpgrade(t *testing.T) {
 	viaLead.must("qmgr", "-c", "create queue express queue_type=execution,priority=200,enabled=true,started=true")
 	long := c.submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=2")
 	waitFor(t, 30*time.Second, "the long job to run", func() bool { return str(c.job(long)["substate"]) == "42" })
-	ex := c.submit("#!/bin/sh\nexit 0\n", "-q", "express", "-l", "select=1:ncpus=2")
+	// The express job runs long enough for its preemption to be seen: one
+	// that ended at once resumed the long job between two polls.
+	ex := c.submit("#!/bin/sh\nsleep 300\n", "-q", "express", "-l", "select=1:ncpus=2")
 	waitFor(t, 20*time.Second, "the express job to be judged", func() bool {
 		return strings.HasPrefix(str(c.job(ex)["comment"]), "Not Running")
 	})
@@ -137,7 +139,7 @@ func TestHARollingUpgrade(t *testing.T) {
 	waitFor(t, 30*time.Second, "the express job to preempt the long job", func() bool {
 		return c.job(long)["job_state"] == "S" && c.job(ex)["job_state"] != "Q"
 	})
-	c.must("qdel", long)
+	c.must("qdel", ex, long)
 	t.Logf("rolling upgrade: %s ran command level 1 (applied %s and %s, refused ServerInfo), the leader held back server4's record, after the upgrade %s knows server4 at %s",
 		old, id, id2, other, peerTable(viaOther)["server4"][4])
 }

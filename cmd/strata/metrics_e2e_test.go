@@ -3,8 +3,6 @@
 package main
 
 import (
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,59 +11,18 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"github.com/strata-hpc/strata/internal/metricstest"
 )
 
-// scrapeMetrics fetches and parses a Prometheus endpoint with the
-// Prometheus text parser; it returns the families and the raw text.
+// scrapeMetrics fetches and parses a Prometheus endpoint.
 func scrapeMetrics(t *testing.T, url string) (map[string]*dto.MetricFamily, string) {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatalf("scrape %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("scrape %s: status %d, %v", url, resp.StatusCode, err)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
-	if err != nil {
-		t.Fatalf("parse %s: %v", url, err)
-	}
-	return fams, string(body)
+	return metricstest.Scrape(t, url)
 }
 
 // sample is the value of the first sample of name whose labels include
 // want (a histogram's count); -1 when there is none.
 func sample(fams map[string]*dto.MetricFamily, name string, want map[string]string) float64 {
-	f := fams[name]
-	if f == nil {
-		return -1
-	}
-next:
-	for _, m := range f.GetMetric() {
-		have := map[string]string{}
-		for _, l := range m.GetLabel() {
-			have[l.GetName()] = l.GetValue()
-		}
-		for k, v := range want {
-			if have[k] != v {
-				continue next
-			}
-		}
-		switch {
-		case m.Counter != nil:
-			return m.Counter.GetValue()
-		case m.Gauge != nil:
-			return m.Gauge.GetValue()
-		case m.Histogram != nil:
-			return float64(m.Histogram.GetSampleCount())
-		}
-	}
-	return -1
+	return metricstest.Value(fams, name, want)
 }
 
 // TestMetrics: `strata cluster start` serves metrics on loopback and

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -13,8 +12,7 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"github.com/strata-hpc/strata/internal/metricstest"
 
 	smodel "github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server"
@@ -25,54 +23,13 @@ import (
 // scrape fetches /metrics over HTTP and parses it with Prometheus's own
 // text parser.
 func scrape(t *testing.T, addr string) (map[string]*dto.MetricFamily, string) {
-	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatalf("scrape: %v", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("scrape: %d %v", resp.StatusCode, err)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(string(body)))
-	if err != nil {
-		t.Fatalf("parse metrics: %v\n%s", err, body)
-	}
-	return fams, string(body)
+	return metricstest.Scrape(t, "http://"+addr+"/metrics")
 }
 
 // value is the sample of family name whose labels include want; -1 when
 // absent.
 func value(fams map[string]*dto.MetricFamily, name string, want map[string]string) float64 {
-	f := fams[name]
-	if f == nil {
-		return -1
-	}
-next:
-	for _, m := range f.GetMetric() {
-		have := map[string]string{}
-		for _, l := range m.GetLabel() {
-			have[l.GetName()] = l.GetValue()
-		}
-		for k, v := range want {
-			if have[k] != v {
-				continue next
-			}
-		}
-		switch {
-		case m.Counter != nil:
-			return m.Counter.GetValue()
-		case m.Gauge != nil:
-			return m.Gauge.GetValue()
-		case m.Histogram != nil:
-			return float64(m.Histogram.GetSampleCount())
-		case m.Untyped != nil:
-			return m.Untyped.GetValue()
-		}
-	}
-	return -1
+	return metricstest.Value(fams, name, want)
 }
 
 func freeAddr(t *testing.T) string {

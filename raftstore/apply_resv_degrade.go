@@ -41,12 +41,12 @@ func (w *writer) activeResvs() []*model.Reservation {
 // resvSweep runs after each entry; it does nothing unless the entry
 // changed vnodes or reservations.
 func (w *writer) resvSweep() {
-	if !w.levelRecorded(LevelResv) {
-		return // a server of the previous release would not (levels.go)
-	}
 	resvs := w.touchedNow(tableResvs)
 	if !resvs && !w.touchedNow(tableVnodes) {
 		return
+	}
+	if !w.levelRecorded(LevelResv) {
+		return // a server of the previous release would not (levels.go)
 	}
 	active := w.activeResvs()
 	if len(active) == 0 && !resvs {

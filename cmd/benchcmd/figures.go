@@ -18,7 +18,13 @@ type sizes struct {
 	runs, e2eJobs, aJobs, cSamples, sweepJob int
 	slots                                    [][2]int // agents x cpus
 	slurm                                    string   // peer directory, "" for none
+	// only, when set, names the end-to-end figures to measure (a1, a8, b,
+	// c, slots, slurm) and skips everything else: for working on one figure.
+	only map[string]bool
 }
+
+// want says whether the end-to-end figure name is measured in this run.
+func (sz sizes) want(name string) bool { return sz.only == nil || sz.only[name] }
 
 func sizesFrom(c *cli.Context) sizes {
 	sz := sizes{
@@ -32,6 +38,12 @@ func sizesFrom(c *cli.Context) sizes {
 		sz.qsubs, sz.apiJobs, sz.memJobs, sz.provJobs = 50, 500, 2000, 5
 		sz.runs, sz.e2eJobs, sz.aJobs, sz.cSamples, sz.sweepJob = 1, 200, 100, 5, 100
 		sz.slots = [][2]int{{8, 1}, {8, 2}}
+	}
+	if f := c.String("figures"); f != "" {
+		sz.only = map[string]bool{}
+		for _, name := range strings.Split(f, ",") {
+			sz.only[strings.TrimSpace(name)] = true
+		}
 	}
 	switch flag := c.String("slurm"); {
 	case flag == "off" || (sz.short && flag == "auto"):
@@ -76,15 +88,19 @@ func endToEndFigures(ctx context.Context, exe string, sz sizes) (*e2eFigures, er
 	f := &e2eFigures{sz: sz}
 	say := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 	var err error
-	if f.a1, err = qsubRuns(exe, 8, 2, sz.aJobs, 1, sz.runs); err != nil {
-		return nil, err
+	if sz.want("a1") {
+		if f.a1, err = qsubRuns(exe, 8, 2, sz.aJobs, 1, sz.runs); err != nil {
+			return nil, err
+		}
+		say("a1 qsub, 1 loop: %.1f jobs/s (runs %v)", median(f.a1), round1(f.a1))
 	}
-	say("a1 qsub, 1 loop: %.1f jobs/s (runs %v)", median(f.a1), round1(f.a1))
-	if f.a8, err = qsubRuns(exe, 8, 2, sz.aJobs, 8, sz.runs); err != nil {
-		return nil, err
+	if sz.want("a8") {
+		if f.a8, err = qsubRuns(exe, 8, 2, sz.aJobs, 8, sz.runs); err != nil {
+			return nil, err
+		}
+		say("a8 qsub, 8 loops: %.1f jobs/s (runs %v)", median(f.a8), round1(f.a8))
 	}
-	say("a8 qsub, 8 loops: %.1f jobs/s (runs %v)", median(f.a8), round1(f.a8))
-	for r := 0; r < sz.runs; r++ {
+	for r := 0; sz.want("b") && r < sz.runs; r++ {
 		run, err := endToEnd(ctx, exe, 8, 2, sz.e2eJobs)
 		if err != nil {
 			return nil, err
@@ -92,11 +108,16 @@ func endToEndFigures(ctx context.Context, exe string, sz sizes) (*e2eFigures, er
 		f.b = append(f.b, run)
 		say("b %d /bin/true jobs on 8x2 slots: %.1f jobs/s (server %.2f, agents %.2f, shepherds+jobs %.2f, machine %.2f ms CPU/job)", sz.e2eJobs, run.Rate, run.ServerMs, run.AgentMs, run.ShepherdMs, run.MachineMs)
 	}
-	if f.c, f.cQsub, err = submitToStart(exe, 8, 2, sz.cSamples); err != nil {
-		return nil, err
+	if sz.want("c") {
+		if f.c, f.cQsub, err = submitToStart(exe, 8, 2, sz.cSamples); err != nil {
+			return nil, err
+		}
+		say("c submit-to-start: %.1f ms (qsub alone %.1f ms)", median(f.c), median(f.cQsub))
 	}
-	say("c submit-to-start: %.1f ms (qsub alone %.1f ms)", median(f.c), median(f.cQsub))
 	for _, p := range sz.slots {
+		if !sz.want("slots") {
+			break
+		}
 		run, err := endToEnd(ctx, exe, p[0], p[1], sz.sweepJob)
 		if err != nil {
 			return nil, err
@@ -104,7 +125,7 @@ func endToEndFigures(ctx context.Context, exe string, sz sizes) (*e2eFigures, er
 		f.sweep = append(f.sweep, run)
 		say("sweep %dx%d: %.1f jobs/s", p[0], p[1], run.Rate)
 	}
-	if sz.slurm == "" {
+	if sz.slurm == "" || !sz.want("slurm") {
 		f.slurmAbsent = true
 		return f, nil
 	}

@@ -108,7 +108,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.setupCgroups()
 	if a.cgroups != nil {
-		defer a.cgroups.removeAgentCgroup()
+		defer a.cgroups.RemoveAgentCgroup()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -14,29 +14,13 @@ func (a *Agent) setupCgroups() {
 		return
 	}
 	a.cgroups = lay
-	a.logger.Printf("jobs are contained by %s", lay.describe())
-	if lay.EnforceMem && !lay.canLimitMem() {
+	a.logger.Printf("jobs are contained by %s", lay.Describe())
+	if lay.EnforceMem && !lay.CanLimitMem() {
 		a.logger.Printf("enforce_mem: the %s layout has no memory controller; memory is not limited", lay.Mode)
 	}
-	if lay.EnforceCpus && !lay.canConfineCPUs() {
+	if lay.EnforceCpus && !lay.CanConfineCPUs() {
 		a.logger.Printf("enforce_cpus: the %s layout has no cpuset controller; cpus are not confined", lay.Mode)
 	}
-}
-
-// canLimitMem tells whether job cgroups get a memory controller.
-func (l *cgroupLayout) canLimitMem() bool {
-	if l.Mode == cgroupV2 {
-		return fileHasWord(filepath.Join(l.Dirs[""], "cgroup.subtree_control"), "memory")
-	}
-	return l.Dirs["memory"] != ""
-}
-
-// canConfineCPUs tells whether job cgroups get a cpuset controller.
-func (l *cgroupLayout) canConfineCPUs() bool {
-	if l.Mode == cgroupV2 {
-		return fileHasWord(filepath.Join(l.Dirs[""], "cgroup.subtree_control"), "cpuset")
-	}
-	return l.Dirs["cpuset"] != ""
 }
 
 // killLeftoverCgroup kills and removes the cgroup of a run whose shepherd
@@ -46,11 +30,11 @@ func (a *Agent) killLeftoverCgroup(dir string) {
 	if err := readJSON(filepath.Join(dir, fileLaunch), &lp); err != nil {
 		return
 	}
-	cg := lp.Cgroup.job(filepath.Base(dir))
+	cg := lp.Cgroup.Job(filepath.Base(dir))
 	if cg == nil {
 		return
 	}
-	if err := cg.killAndRemove(); err != nil {
+	if err := cg.KillAndRemove(); err != nil {
 		a.logger.Printf("leftover cgroup of %s: %v", filepath.Base(dir), err)
 	}
 }
@@ -71,12 +55,12 @@ func KillSpoolJobCgroups(spoolDir string) (int, error) {
 		if err := readJSON(filepath.Join(dir, fileLaunch), &lp); err != nil {
 			continue
 		}
-		if cg := lp.Cgroup.job(filepath.Base(dir)); cg != nil {
+		if cg := lp.Cgroup.Job(filepath.Base(dir)); cg != nil {
 			n++
-			if err := cg.killAndRemove(); err != nil {
+			if err := cg.KillAndRemove(); err != nil {
 				errs = append(errs, err)
 			}
-			lp.Cgroup.removeAgentCgroup()
+			lp.Cgroup.RemoveAgentCgroup()
 		}
 	}
 	return n, errors.Join(errs...)

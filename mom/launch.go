@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/mom/shepherd"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -67,7 +68,7 @@ func (a *Agent) launch(rec *record) error {
 		Cgroup:          a.cgroups,
 		Transfer:        a.cfg.Transfer,
 	}
-	lp.Transfer.LocalNames = localNames(a.cfg.Host)
+	lp.Transfer.LocalNames = shepherd.LocalNames(a.cfg.Host)
 	if err := writeJSONRun(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
 		return err
 	}

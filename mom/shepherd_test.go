@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/mom/shepherd"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -89,7 +90,7 @@ func TestShepherdEnvironment(t *testing.T) {
 		"USER":            u.Username,
 		"LOGNAME":         u.Username,
 		"SHELL":           "/bin/sh",
-		"PATH":            defaultPath,
+		"PATH":            "/usr/local/bin:/usr/bin:/bin", // the shepherd's default
 	}
 	for k, v := range want {
 		if env[k] != v {
@@ -99,7 +100,7 @@ func TestShepherdEnvironment(t *testing.T) {
 	if filepath.Base(env["TMPDIR"]) != "pbs.13.srv" {
 		t.Errorf("TMPDIR = %q", env["TMPDIR"])
 	}
-	if !strings.HasSuffix(env["PBS_NODEFILE"], "/pbs.13.srv.aux/"+fileNodes) {
+	if !strings.HasSuffix(env["PBS_NODEFILE"], "/pbs.13.srv.aux/"+shepherd.FileNodes) {
 		t.Errorf("PBS_NODEFILE = %q", env["PBS_NODEFILE"])
 	}
 	if got := readFile(t, filepath.Join(out, "nodes.txt")); got != "testhost\ntesthost\n" {

@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // host name, each also matching a longer name up to a '.'); anything else
 // is on another host and copied over SSH. It returns the local path and
 // true for a local file. A host that is not a plain name is refused.
-func (c TransferConfig) route(host, path string) (string, bool, error) {
+func (c TransferConfig) Route(host, path string) (string, bool, error) {
 	if host == "" {
 		return path, true, nil
 	}

@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"fmt"
@@ -12,14 +12,13 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/model"
-	"github.com/strata-hpc/strata/server/api"
 )
 
 // jobRunner runs one job inside the shepherd process.
 type jobRunner struct {
 	dir       string
 	job       *model.Job
-	params    launchParams
+	params    LaunchParams
 	killDelay time.Duration
 	logger    *log.Logger
 
@@ -30,7 +29,7 @@ type jobRunner struct {
 
 	clock *runClock   // walltime, suspended time excluded
 	meter *usageMeter // sampled usage of the job's session
-	cg    *jobCgroup  // the run's cgroup; nil: contained by process group only
+	cg    *JobCgroup  // the run's cgroup; nil: contained by process group only
 
 	stagedIn []string            // files stage-in created, removed when the job ends
 	session  *interactiveSession // qsub -I's terminal; nil for a batch job
@@ -41,7 +40,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	j := r.job
 	r.asRoot = os.Geteuid() == 0
 	if !r.asRoot && j.UID != os.Getuid() {
-		return failed(model.ExitFailUID, "agent runs as uid %d and cannot run jobs of uid %d", os.Getuid(), j.UID)
+		return Failed(model.ExitFailUID, "agent runs as uid %d and cannot run jobs of uid %d", os.Getuid(), j.UID)
 	}
 	r.id = lookupIdentity(j.UID, j.GID, j.User)
 	if res := r.startHooks("execjob_begin"); res != nil {
@@ -55,7 +54,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	if err != nil {
 		r.removeStagedIn()
 		r.cleanup()
-		return failed(model.ExitFail1, "%v", err)
+		return Failed(model.ExitFail1, "%v", err)
 	}
 	if res := r.startHooks("execjob_prologue"); res != nil {
 		if r.session != nil {
@@ -90,10 +89,10 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	if err != nil {
 		r.removeStagedIn()
 		r.cleanup()
-		return failed(model.ExitFail2, "cannot start job: %v", err)
+		return Failed(model.ExitFail2, "cannot start job: %v", err)
 	}
 	pid := cmd.Process.Pid
-	if err := writeJSONRun(filepath.Join(r.dir, fileJobPid), jobPidRecord{Pid: pid, StartUnix: start.Unix()}, 0o600); err != nil {
+	if err := WriteJSONRun(filepath.Join(r.dir, fileJobPid), JobPidRecord{Pid: pid, StartUnix: start.Unix()}, 0o600); err != nil {
 		r.logger.Printf("record job pid: %v", err)
 	}
 	r.logger.Printf("job %s started as pid %d", j.ID, pid)
@@ -107,7 +106,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	r.killCgroup()
 
-	res := &Result{Kind: api.EventEnded, SessionID: pid}
+	res := &Result{Kind: model.JobEventEnded, SessionID: pid}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
 	case walltimeExceeded:
@@ -130,7 +129,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		r.logger.Printf("job %s was killed on request", j.ID)
 	}
 	res.Used = r.usage(cmd.ProcessState, r.clock.elapsed(end))
-	if r.cg != nil && r.cg.oomKills() > 0 {
+	if r.cg != nil && r.cg.OOMKills() > 0 {
 		res.Comment = joinComment(res.Comment, "job exceeded its memory limit (mem): processes were killed")
 	}
 	if r.session != nil {
@@ -168,7 +167,7 @@ func (r *jobRunner) prepare() (*exec.Cmd, *os.File, *os.File, error) {
 		return nil, nil, nil, err
 	}
 	r.auxdir = aux
-	nodefile := filepath.Join(aux, fileNodes)
+	nodefile := filepath.Join(aux, FileNodes)
 	nodes := strings.Join(j.NodeFile(), "\n")
 	if nodes != "" {
 		nodes += "\n"
@@ -407,7 +406,7 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 
 	interval := time.Duration(r.params.UsageIntervalMs) * time.Millisecond
 	if interval <= 0 {
-		interval = defaultUsageInterval
+		interval = DefaultUsageInterval
 	}
 	usageTimer := time.NewTimer(min(interval, time.Second))
 	defer usageTimer.Stop()
@@ -421,7 +420,7 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 			walltimeExceeded = true
 			terminate("walltime exceeded")
 		case s := <-sigs:
-			if s == pokeSignal {
+			if s == PokeSignal {
 				checkSignals()
 				continue
 			}
@@ -431,7 +430,7 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 			checkSignals()
 		case <-usageTimer.C:
 			r.meter.sample()
-			if err := writeJSONRun(filepath.Join(r.dir, fileUsage), r.meter.used(clock.elapsed(time.Now())), 0o600); err != nil {
+			if err := WriteJSONRun(filepath.Join(r.dir, FileUsage), r.meter.used(clock.elapsed(time.Now())), 0o600); err != nil {
 				r.logger.Printf("record usage: %v", err)
 			}
 			usageTimer.Reset(interval)

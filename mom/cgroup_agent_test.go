@@ -14,6 +14,7 @@ func TestAgentSaysWhenJobsAreNotContained(t *testing.T) {
 	cfg.Server, cfg.Host, cfg.Spool = "127.0.0.1:1", "testhost", t.TempDir()
 	cfg.TLS = testAgentFiles()
 	cfg.ShepherdCommand = shepherdCommand
+	cfg.HelperCommand = shepherdCommand
 	cfg.Cgroups = CgroupConfig{Mode: cgroupOff}
 	var buf strings.Builder
 	a, err := New(cfg, api.NewTCPClient(cfg.Server, testAgentCerts(t)), log.New(&buf, "", 0))

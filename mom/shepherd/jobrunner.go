@@ -23,7 +23,7 @@ type jobRunner struct {
 	logger    *log.Logger
 
 	asRoot bool
-	id     identity
+	id     Identity
 	tmpdir string
 	auxdir string // the job's script and node file (auxDir)
 
@@ -42,7 +42,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	if !r.asRoot && j.UID != os.Getuid() {
 		return Failed(model.ExitFailUID, "agent runs as uid %d and cannot run jobs of uid %d", os.Getuid(), j.UID)
 	}
-	r.id = lookupIdentity(j.UID, j.GID, j.User)
+	r.id = r.identity()
 	if res := r.startHooks("execjob_begin"); res != nil {
 		return res
 	}
@@ -150,6 +150,17 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	r.endHooks("execjob_end", res)
 	r.cleanup()
 	return res
+}
+
+// identity is the job owner as the agent resolved it; a launch record
+// without one (or for another uid) is looked up here, without NSS in the
+// static shepherd (os/user then reads /etc/passwd and /etc/group).
+func (r *jobRunner) identity() Identity {
+	j := r.job
+	if id := r.params.Identity; id != nil && id.UID == j.UID && id.GID == j.GID {
+		return *id
+	}
+	return LookupIdentity(j.UID, j.GID, j.User)
 }
 
 // prepare creates TMPDIR, the script and node files and the output spool

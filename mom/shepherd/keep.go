@@ -55,7 +55,7 @@ func (r *jobRunner) openDirect(t outputTarget) (*os.File, error) {
 // are checked and owned as the user. The thread is never unlocked: it ends
 // with the goroutine instead of going back to the runtime with the user's
 // identity.
-func asUser(id identity, fn func() (*os.File, error)) (*os.File, error) {
+func asUser(id Identity, fn func() (*os.File, error)) (*os.File, error) {
 	type result struct {
 		f   *os.File
 		err error

@@ -45,6 +45,9 @@ type LaunchParams struct {
 	Cgroup *CgroupLayout `json:"cgroup,omitempty"`
 	// Transfer is how output and staged files reach other hosts.
 	Transfer TransferConfig `json:"transfer"`
+	// Identity is the job owner as the agent resolved it through NSS
+	// (nil: the shepherd looks it up itself).
+	Identity *Identity `json:"identity,omitempty"`
 }
 
 // shepherdRecord identifies a running shepherd process beyond its pid.

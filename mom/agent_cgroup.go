@@ -3,6 +3,8 @@ package mom
 import (
 	"errors"
 	"path/filepath"
+
+	"github.com/strata-hpc/strata/mom/shepherd"
 )
 
 // setupCgroups detects the host's cgroup layout and creates the agent's
@@ -26,8 +28,8 @@ func (a *Agent) setupCgroups() {
 // killLeftoverCgroup kills and removes the cgroup of a run whose shepherd
 // is gone: whatever the job left running must not outlive it.
 func (a *Agent) killLeftoverCgroup(dir string) {
-	var lp launchParams
-	if err := readJSON(filepath.Join(dir, fileLaunch), &lp); err != nil {
+	_, lp, err := shepherd.ReadRecord(dir)
+	if err != nil || lp == nil {
 		return
 	}
 	cg := lp.Cgroup.Job(filepath.Base(dir))
@@ -51,8 +53,8 @@ func KillSpoolJobCgroups(spoolDir string) (int, error) {
 	n := 0
 	var errs []error
 	for _, dir := range dirs {
-		var lp launchParams
-		if err := readJSON(filepath.Join(dir, fileLaunch), &lp); err != nil {
+		_, lp, err := shepherd.ReadRecord(dir)
+		if err != nil || lp == nil {
 			continue
 		}
 		if cg := lp.Cgroup.Job(filepath.Base(dir)); cg != nil {

@@ -50,13 +50,15 @@ func (a *Agent) startLocked(ctx context.Context, wg *sync.WaitGroup, j *model.Jo
 	a.watchLocked(ctx, wg, rec)
 }
 
-// launch writes the job's files and starts its shepherd in a new session,
+// launch writes the job's record and starts its shepherd in a new session,
 // so the shepherd outlives this agent. The shepherd waits for a go byte
 // sent only after its pid record is safely on disk.
+//
+// Every file created in the spool costs an inode allocation, which on a
+// busy host is a large part of a short job's cost: the launch parameters
+// travel inside job.json, and the shepherds share one log
+// (<spool>/shepherd.log) instead of one per job.
 func (a *Agent) launch(rec *record) error {
-	if err := writeSpoolRecord(rec.dir, rec.job); err != nil {
-		return err
-	}
 	lp := launchParams{
 		Host:        a.cfg.Host,
 		Spool:       a.cfg.Spool,
@@ -74,13 +76,15 @@ func (a *Agent) launch(rec *record) error {
 	// the host's name services give, LDAP or sssd included.
 	id := shepherd.LookupIdentity(rec.job.UID, rec.job.GID, rec.job.User)
 	lp.Identity = &id
-	if err := writeJSONRun(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
+	if err := shepherd.WriteSpoolRecord(rec.dir, rec.job, &lp); err != nil {
 		return err
 	}
 	if err := a.writeJobHooks(rec.dir); err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(filepath.Join(rec.dir, fileLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	// Opening the existing log allocates nothing, and reopening it at
+	// each launch follows a rotation.
+	logf, err := os.OpenFile(filepath.Join(a.cfg.Spool, fileLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open shepherd log: %w", err)
 	}

@@ -87,7 +87,6 @@ func readJob(dir string) (*model.Job, error)                { return shepherd.Re
 func readResult(dir string) (*Result, error)                { return shepherd.ReadResult(dir) }
 func shepherdAlive(dir string) bool                         { return shepherd.ShepherdAlive(dir) }
 func shortHostname() string                                 { return shepherd.ShortHostname() }
-func writeSpoolRecord(dir string, j *model.Job) error       { return shepherd.WriteSpoolRecord(dir, j) }
 func readJobPid(dir string) (*shepherd.JobPidRecord, error) { return shepherd.ReadJobPid(dir) }
 func writeJSONAtomic(path string, v any, perm os.FileMode) error {
 	return shepherd.WriteJSONAtomic(path, v, perm)

@@ -1,7 +1,9 @@
 package shepherd
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"log"
 	"os"
 	"os/exec"
@@ -22,10 +24,10 @@ type jobRunner struct {
 	killDelay time.Duration
 	logger    *log.Logger
 
-	asRoot bool
-	id     Identity
-	tmpdir string
-	auxdir string // the job's script and node file (auxDir)
+	asRoot   bool
+	id       Identity
+	tmpdir   string
+	auxFiles []string // the job's node file and script (auxfiles.go)
 
 	clock *runClock   // walltime, suspended time excluded
 	meter *usageMeter // sampled usage of the job's session
@@ -95,7 +97,6 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	if err := WriteJSONRun(filepath.Join(r.dir, fileJobPid), JobPidRecord{Pid: pid, StartUnix: start.Unix()}, 0o600); err != nil {
 		r.logger.Printf("record job pid: %v", err)
 	}
-	r.logger.Printf("job %s started as pid %d", j.ID, pid)
 
 	r.clock = &runClock{start: start}
 	r.meter = &usageMeter{sid: pid, ncpus: allocatedNcpus(j), cg: r.cg}
@@ -173,12 +174,11 @@ func (r *jobRunner) prepare() (*exec.Cmd, *os.File, *os.File, error) {
 		return nil, nil, nil, err
 	}
 	r.tmpdir = tmpdir
-	aux, err := r.makeAuxDir()
+	aux, err := r.auxDir()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r.auxdir = aux
-	nodefile := filepath.Join(aux, FileNodes)
+	nodefile := filepath.Join(aux, r.job.ID)
 	nodes := strings.Join(j.NodeFile(), "\n")
 	if nodes != "" {
 		nodes += "\n"
@@ -206,7 +206,7 @@ func (r *jobRunner) prepare() (*exec.Cmd, *os.File, *os.File, error) {
 		}
 		argv = append([]string{prog}, j.Argv[1:]...)
 	} else {
-		script := filepath.Join(aux, fileScript)
+		script := filepath.Join(aux, r.job.ID+".SC")
 		if err := r.writeUserFile(script, []byte(j.Script), 0o500); err != nil {
 			return nil, nil, nil, fmt.Errorf("write job script: %w", err)
 		}
@@ -266,45 +266,12 @@ func (r *jobRunner) makeTmpdir() (string, error) {
 	return path, nil
 }
 
-// makeAuxDir creates <tmpdir>/pbs.<jobid>.aux, the directory of the files
-// the job reads as its owner (script, node file). The spool is private to
-// the agent, so they cannot live there. It belongs to root (0711: nobody
-// lists it, and its files can be neither replaced nor removed by the
-// user); what was at the path before is removed first, as for TMPDIR.
-func (r *jobRunner) makeAuxDir() (string, error) {
-	path := filepath.Join(r.params.TmpDir, "pbs."+r.job.ID+".aux")
-	if err := os.RemoveAll(path); err != nil {
-		return "", fmt.Errorf("clear %s: %w", path, err)
-	}
-	if err := os.Mkdir(path, 0o700); err != nil {
-		return "", fmt.Errorf("create job aux directory: %w", err)
-	}
-	// Mkdir's mode passed through the umask; set it exactly.
-	if err := os.Chmod(path, 0o711); err != nil {
-		return "", fmt.Errorf("job aux directory mode: %w", err)
-	}
-	return path, nil
-}
-
 // withUmask runs fn (which forks) with the process umask set to mask. The
 // umask is per process; the shepherd does nothing else meanwhile.
 func withUmask(mask int, fn func() error) error {
 	old := syscall.Umask(mask)
 	defer syscall.Umask(old)
 	return fn()
-}
-
-// writeUserFile writes a file that the job reads as its owner.
-func (r *jobRunner) writeUserFile(path string, data []byte, perm os.FileMode) error {
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		return err
-	}
-	if r.asRoot {
-		if err := os.Chown(path, r.id.UID, r.id.GID); err != nil {
-			return err
-		}
-	}
-	return os.Chmod(path, perm)
 }
 
 // openSpoolOutput opens the files for stdout and stderr, honouring
@@ -484,16 +451,18 @@ func allocatedNcpus(j *model.Job) string {
 	return "1"
 }
 
-// cleanup removes TMPDIR and the job's cgroup; the spool directory stays
-// until the agent has reported the result.
+// cleanup removes TMPDIR, the job's aux files and its cgroup; the spool
+// directory stays until the agent has reported the result.
 func (r *jobRunner) cleanup() {
 	r.removeCgroup()
-	for _, d := range []string{r.tmpdir, r.auxdir} {
-		if d == "" {
-			continue
+	if r.tmpdir != "" {
+		if err := os.RemoveAll(r.tmpdir); err != nil {
+			r.logger.Printf("remove %s: %v", r.tmpdir, err)
 		}
-		if err := os.RemoveAll(d); err != nil {
-			r.logger.Printf("remove %s: %v", d, err)
+	}
+	for _, f := range r.auxFiles {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			r.logger.Printf("remove %s: %v", f, err)
 		}
 	}
 }

@@ -35,7 +35,11 @@ func Main(args []string) int {
 // the shepherd exits without running anything: a job never runs without a
 // record that a restarted agent can find.
 func Run(dir string, goSignal io.Reader) int {
-	logger := log.New(os.Stderr, "shepherd: ", log.LstdFlags|log.Lmicroseconds)
+	// The shepherds of an agent share one log (stderr, <spool>/shepherd.log):
+	// each line names its run. Only what is worth an operator's attention
+	// goes there (kills, failures, hooks' words); the start and the end of
+	// each job are in the agent's log and the job's record.
+	logger := log.New(os.Stderr, "shepherd "+filepath.Base(dir)+": ", log.LstdFlags|log.Lmicroseconds)
 	// Kill requests (SIGTERM from the agent) are caught from the very start:
 	// a delete racing the job's start must end the job, not the shepherd.
 	// A pending request makes the job terminate as soon as it starts.
@@ -55,25 +59,23 @@ func Run(dir string, goSignal io.Reader) int {
 		logger.Printf("cannot record the result: %v", err)
 		return 1
 	}
-	logger.Printf("job ended: kind=%s exit=%d", res.Kind, res.Exit)
 	return 0
 }
 
 // superviseJob loads the job and runs it; any setup failure becomes a failed
 // result rather than an error, since the agent must report something.
 func superviseJob(dir string, sigs <-chan os.Signal, logger *log.Logger) *Result {
-	j, err := ReadJob(dir)
+	j, lp, err := ReadRecord(dir)
 	if err != nil {
 		return Failed(model.ExitFail1, "cannot read job: %v", err)
 	}
-	var lp LaunchParams
-	if err := ReadJSON(filepath.Join(dir, FileLaunch), &lp); err != nil {
-		return Failed(model.ExitFail1, "cannot read launch parameters: %v", err)
+	if lp == nil {
+		return Failed(model.ExitFail1, "cannot read launch parameters: the record has none")
 	}
 	sh := &jobRunner{
 		dir:       dir,
 		job:       j,
-		params:    lp,
+		params:    *lp,
 		killDelay: time.Duration(lp.KillDelayMs) * time.Millisecond,
 		logger:    logger,
 	}

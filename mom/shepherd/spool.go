@@ -14,8 +14,6 @@ import (
 const (
 	FileJob      = "job.json"
 	FileLaunch   = "launch.json"
-	fileScript   = "script"
-	FileNodes    = "nodefile"
 	FileShepherd = "shepherd.pid"
 	fileJobPid   = "job.pid"
 	fileStdout   = "stdout"
@@ -141,32 +139,57 @@ func ReadJSON(path string, v any) error {
 // spoolRecord is the agent's view of a job on its own disk (job.json): the
 // job as its work item gave it, stamped with the record's format so that
 // an agent of a later release reads the records an earlier one left behind
-// (the shepherds outlive the agent across an upgrade). It is written in one
-// place (writeSpoolRecord) and read in one (readJob).
+// (the shepherds outlive the agent across an upgrade), and the launch
+// parameters the shepherd needs besides the job. It is written in one
+// place (WriteSpoolRecord) and read in one (ReadRecord).
 type spoolRecord struct {
 	// Format is spoolFormat when written; 0 in records written before the
 	// field existed, which have the same layout.
 	Format int `json:"spool_format"`
+	// Launch is nil in records of earlier releases, which kept it in
+	// launch.json: a file less per job (each file created and removed
+	// costs the spool's file system an inode allocation).
+	Launch *LaunchParams `json:"launch,omitempty"`
 	*model.Job
 }
 
-// spoolFormat is the layout of job.json written by this release. A record
+// SpoolFormat is the layout of job.json written by this release. A record
 // of a newer format is refused rather than misread.
 const SpoolFormat = 1
 
-func WriteSpoolRecord(dir string, j *model.Job) error {
-	return WriteJSONRun(filepath.Join(dir, FileJob), spoolRecord{Format: SpoolFormat, Job: j}, 0o600)
+// WriteSpoolRecord writes job.json, the run's record.
+func WriteSpoolRecord(dir string, j *model.Job, lp *LaunchParams) error {
+	return WriteJSONRun(filepath.Join(dir, FileJob), spoolRecord{Format: SpoolFormat, Launch: lp, Job: j}, 0o600)
 }
 
+// ReadJob returns the job of a run's record.
 func ReadJob(dir string) (*model.Job, error) {
+	j, _, err := ReadRecord(dir)
+	return j, err
+}
+
+// ReadRecord returns the job of a run's record and its launch parameters
+// (from launch.json when the record predates them; nil when neither has
+// them).
+func ReadRecord(dir string) (*model.Job, *LaunchParams, error) {
 	rec := spoolRecord{Job: &model.Job{}}
 	if err := ReadJSON(filepath.Join(dir, FileJob), &rec); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if rec.Format > SpoolFormat {
-		return nil, fmt.Errorf("spool record %s has format %d, newer than this agent's %d", dir, rec.Format, SpoolFormat)
+		return nil, nil, fmt.Errorf("spool record %s has format %d, newer than this agent's %d", dir, rec.Format, SpoolFormat)
 	}
-	return rec.Job, nil
+	if rec.Launch == nil {
+		var lp LaunchParams
+		err := ReadJSON(filepath.Join(dir, FileLaunch), &lp)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, nil, err
+		}
+		if err == nil {
+			rec.Launch = &lp
+		}
+	}
+	return rec.Job, rec.Launch, nil
 }
 
 // readResult returns the job's result, or nil when it has not ended.

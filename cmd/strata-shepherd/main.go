@@ -6,6 +6,12 @@
 // (dynamic loading for cgo, every package's initialisation) was most of a
 // short job's cost. The agent resolves the job owner's identity through
 // NSS and passes it in the launch record, so this needs no cgo.
+//
+// The shepherd's parallelism does not matter, so the runtime does not read
+// the cgroup CPU limit at each start (containermaxprocs) nor watch it.
+//
+//go:debug containermaxprocs=0
+//go:debug updatemaxprocs=0
 package main
 
 import (

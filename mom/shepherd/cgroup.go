@@ -65,6 +65,18 @@ type CgroupLayout struct {
 	Dirs        map[string]string `json:"dirs"`
 	EnforceMem  bool              `json:"enforce_mem,omitempty"`
 	EnforceCpus bool              `json:"enforce_cpus,omitempty"`
+	// Mounts are the v1 hierarchies' mounts, by controller: a shepherd
+	// finds its own cgroup (to return to after placing the job) from
+	// /proc/self/cgroup alone instead of parsing the mount table at each
+	// job. Absent in the records of earlier releases.
+	Mounts map[string]CgroupMount `json:"mounts,omitempty"`
+}
+
+// CgroupMount is where a cgroup hierarchy is mounted: Point shows the
+// hierarchy's subtree Root.
+type CgroupMount struct {
+	Root  string `json:"root"`
+	Point string `json:"point"`
 }
 
 // mount is one cgroup file system mount from /proc/self/mountinfo.
@@ -239,6 +251,10 @@ func SetupCgroups(cfg CgroupConfig, host, spoolDir string, src CgroupSources) (*
 					continue
 				}
 				l.Dirs[c] = d
+				if l.Mounts == nil {
+					l.Mounts = map[string]CgroupMount{}
+				}
+				l.Mounts[c] = CgroupMount{Root: m.root, Point: m.point}
 			}
 		}
 		if len(l.Dirs) == 0 {

@@ -18,8 +18,9 @@ const killBound = 10 * time.Second
 
 // jobCgroup is one run's cgroup: a directory per hierarchy.
 type JobCgroup struct {
-	mode string
-	dirs map[string]string // controller ("" on v2) -> job directory
+	mode   string
+	dirs   map[string]string      // controller ("" on v2) -> job directory
+	mounts map[string]CgroupMount // the layout's (v1; nil: unknown)
 }
 
 // jobCgroupName is the directory name of a run's cgroup.
@@ -30,7 +31,7 @@ func (l *CgroupLayout) Job(key string) *JobCgroup {
 	if l == nil || len(l.Dirs) == 0 {
 		return nil
 	}
-	cg := &JobCgroup{mode: l.Mode, dirs: map[string]string{}}
+	cg := &JobCgroup{mode: l.Mode, dirs: map[string]string{}, mounts: l.Mounts}
 	for c, d := range l.Dirs {
 		cg.dirs[c] = filepath.Join(d, jobCgroupName(key))
 	}
@@ -225,11 +226,14 @@ func writeCgroupProcs(dir string, pid int) error {
 // ownCgroupDirs returns, for each hierarchy of c, the directory of the
 // cgroup the calling process is in now (to move back to).
 func (c *JobCgroup) ownCgroupDirs(src CgroupSources) (map[string]string, error) {
-	mounts, err := readCgroupMounts(src.mountinfo)
+	own, err := readProcCgroups(src.procCgroup)
 	if err != nil {
 		return nil, err
 	}
-	own, err := readProcCgroups(src.procCgroup)
+	if out, ok := c.ownFromLayout(own); ok {
+		return out, nil
+	}
+	mounts, err := readCgroupMounts(src.mountinfo)
 	if err != nil {
 		return nil, err
 	}
@@ -246,6 +250,21 @@ func (c *JobCgroup) ownCgroupDirs(src CgroupSources) (map[string]string, error) 
 		}
 	}
 	return out, nil
+}
+
+// ownFromLayout maps own (from /proc/self/cgroup) to directories with the
+// mounts the agent recorded in the layout; false when they do not cover
+// every hierarchy of c.
+func (c *JobCgroup) ownFromLayout(own map[string]string) (map[string]string, bool) {
+	out := make(map[string]string, len(c.dirs))
+	for ctrl := range c.dirs {
+		m, ok := c.mounts[ctrl]
+		if !ok || ctrl == "" {
+			return nil, false
+		}
+		out[ctrl] = hierarchyDir(cgMount{root: m.Root, point: m.Point}, "", own[ctrl])
+	}
+	return out, true
 }
 
 // readUint reads a file holding one number.

@@ -7,8 +7,9 @@
 // short job's cost. The agent resolves the job owner's identity through
 // NSS and passes it in the launch record, so this needs no cgo.
 //
-// The shepherd's parallelism does not matter, so the runtime does not read
-// the cgroup CPU limit at each start (containermaxprocs) nor watch it.
+// The shepherd's parallelism does not matter: the runtime neither applies
+// the cgroup CPU limit (containermaxprocs) nor re-reads it every second
+// for as long as the job runs (updatemaxprocs).
 //
 //go:debug containermaxprocs=0
 //go:debug updatemaxprocs=0

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/mom/shepherd"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -25,5 +27,17 @@ func TestAgentRefusesToStartWithoutShepherd(t *testing.T) {
 	// The default is the executable next to the agent's own.
 	if def := DefaultConfig().ShepherdCommand; len(def) != 1 || filepath.Base(def[0]) != ShepherdExecutable {
 		t.Errorf("default shepherd command %q", def)
+	}
+}
+
+// TestShepherdWordsMatchTheAPI: the shepherd package spells the hook
+// fail_action requests and the event kinds itself (importing server/api
+// would link net/http into every shepherd); they must be the API's.
+func TestShepherdWordsMatchTheAPI(t *testing.T) {
+	if shepherd.HookOffline != api.HookOffline || shepherd.HookRestartCycle != api.HookRestartCycle {
+		t.Errorf("hook actions %q %q, the API's %q %q", shepherd.HookOffline, shepherd.HookRestartCycle, api.HookOffline, api.HookRestartCycle)
+	}
+	if model.JobEventEnded != api.EventEnded || model.JobEventFailed != api.EventFailed || model.JobEventStageinFailed != api.EventStageinFailed {
+		t.Error("event kinds differ from the API's")
 	}
 }

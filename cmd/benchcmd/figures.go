@@ -307,8 +307,8 @@ GODEBUG=inittrace=1 and perf stat on a bare ` + "`strata --version`" + `.
   (mkdir, join and leave, kill check and rmdir in four hierarchies). The
   next step past 150 jobs/s is one long-lived supervisor per agent that
   forks the jobs itself (no process start per job; it must survive agent
-  restarts as the shepherds do). On a file system with a journal (or with
-  the spool and tmpdir on one) the inode scan above does not happen.
+  restarts as the shepherds do). With the spool and tmpdir on a file
+  system that has a journal, the inode scan above does not happen.
 * **a1, a8 (qsub processes)**: a qsub is one process start plus one round
   trip (the submission commits through Raft with fsync). It used to be two
   round trips, the first asking for default_qsub_arguments through a query

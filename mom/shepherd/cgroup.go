@@ -55,7 +55,7 @@ type CgroupConfig struct {
 	EnforceCpus bool
 }
 
-// cgroupLayout is where this agent's job cgroups live. It is written into
+// CgroupLayout is where this agent's job cgroups live. It is written into
 // each run's launch.json, so the shepherd (also after an agent restart)
 // knows where its job's cgroup is.
 type CgroupLayout struct {
@@ -180,7 +180,7 @@ func agentCgroupName(host, spoolDir string) string {
 	return host + "-" + hex.EncodeToString(sum[:4])
 }
 
-// cgroupSources are the files the layout is detected from (tests of the
+// CgroupSources are the files the layout is detected from (tests of the
 // parser use others).
 type CgroupSources struct {
 	mountinfo, procCgroup string
@@ -188,7 +188,7 @@ type CgroupSources struct {
 
 var DefaultCgroupSources = CgroupSources{mountinfo: "/proc/self/mountinfo", procCgroup: "/proc/self/cgroup"}
 
-// setupCgroups detects the layout, creates the agent's subtree and returns
+// SetupCgroups detects the layout, creates the agent's subtree and returns
 // it; nil with an error saying why when jobs cannot be put in cgroups.
 func SetupCgroups(cfg CgroupConfig, host, spoolDir string, src CgroupSources) (*CgroupLayout, error) {
 	if cfg.Mode == CgroupOff {
@@ -359,7 +359,7 @@ func inheritCpuset(dir string) error {
 	return nil
 }
 
-// describe is the layout for the agent's start line.
+// Describe is the layout for the agent's start line.
 func (l *CgroupLayout) Describe() string {
 	keys := slices.Sorted(maps.Keys(l.Dirs))
 	parts := make([]string, 0, len(keys))
@@ -374,7 +374,7 @@ func (l *CgroupLayout) Describe() string {
 	return fmt.Sprintf("cgroup %s: %s", l.Mode, strings.Join(parts, " "))
 }
 
-// removeAgentCgroup removes the agent's subtree when no job cgroup is
+// RemoveAgentCgroup removes the agent's subtree when no job cgroup is
 // left (agent shutdown); busy directories stay.
 func (l *CgroupLayout) RemoveAgentCgroup() {
 	for _, d := range l.Dirs {
@@ -383,7 +383,7 @@ func (l *CgroupLayout) RemoveAgentCgroup() {
 	}
 }
 
-// fileHasWord tells whether a file's white-space separated words include w.
+// FileHasWord tells whether a file's white-space separated words include w.
 func FileHasWord(path, w string) bool {
 	b, err := os.ReadFile(path)
 	return err == nil && containsStr(strings.Fields(string(b)), w)

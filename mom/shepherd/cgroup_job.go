@@ -16,7 +16,7 @@ import (
 // killBound is how long a kill waits for the cgroup to empty.
 const killBound = 10 * time.Second
 
-// jobCgroup is one run's cgroup: a directory per hierarchy.
+// JobCgroup is one run's cgroup: a directory per hierarchy.
 type JobCgroup struct {
 	mode   string
 	dirs   map[string]string      // controller ("" on v2) -> job directory
@@ -26,7 +26,7 @@ type JobCgroup struct {
 // jobCgroupName is the directory name of a run's cgroup.
 func jobCgroupName(key string) string { return "job-" + key }
 
-// job returns the cgroup of the run key (nil without a layout).
+// Job returns the cgroup of the run key (nil without a layout).
 func (l *CgroupLayout) Job(key string) *JobCgroup {
 	if l == nil || len(l.Dirs) == 0 {
 		return nil
@@ -198,7 +198,7 @@ func (c *JobCgroup) remove(bound time.Duration) error {
 	return nil
 }
 
-// killAndRemove is what ends a run's cgroup: kill everything, then remove.
+// KillAndRemove is what ends a run's cgroup: kill everything, then remove.
 func (c *JobCgroup) KillAndRemove() error {
 	if err := c.kill(killBound); err != nil {
 		return err
@@ -267,7 +267,7 @@ func (c *JobCgroup) ownFromLayout(own map[string]string) (map[string]string, boo
 	return out, true
 }
 
-// readUint reads a file holding one number.
+// ReadUint reads a file holding one number.
 func ReadUint(path string) (uint64, bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -293,7 +293,7 @@ func keyedValue(path, key string) (uint64, bool) {
 	return 0, false
 }
 
-// cpuNanos is the cpu time used by the cgroup's processes, living and
+// CPUNanos is the cpu time used by the cgroup's processes, living and
 // exited.
 func (c *JobCgroup) CPUNanos() (uint64, bool) {
 	if c.mode == CgroupV2 {
@@ -306,7 +306,7 @@ func (c *JobCgroup) CPUNanos() (uint64, bool) {
 	return 0, false
 }
 
-// memPeak is the highest memory use of the cgroup in bytes (the current
+// MemPeak is the highest memory use of the cgroup in bytes (the current
 // use where the kernel keeps no peak).
 func (c *JobCgroup) MemPeak() (uint64, bool) {
 	if c.mode == CgroupV2 {
@@ -321,7 +321,7 @@ func (c *JobCgroup) MemPeak() (uint64, bool) {
 	return 0, false
 }
 
-// oomKills is how many processes the kernel killed for exceeding the
+// OOMKills is how many processes the kernel killed for exceeding the
 // cgroup's memory limit.
 func (c *JobCgroup) OOMKills() uint64 {
 	if c.mode == CgroupV2 {

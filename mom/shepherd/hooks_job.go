@@ -13,25 +13,25 @@ import (
 	"github.com/strata-hpc/strata/model"
 )
 
-// fileHookFail is written by the shepherd when a job hook failed and its
+// FileHookFail is written by the shepherd when a job hook failed and its
 // fail_action asks the server for something; the agent sends it on.
 const FileHookFail = "hookfail.json"
 
-// fileHookLog holds what the job's hooks asked to log and their failures,
+// FileHookLog holds what the job's hooks asked to log and their failures,
 // written by the shepherd; the agent copies it into its own log when the
 // job ends (the shepherd's log goes away with the job's directory).
 const FileHookLog = "hooks.log"
 
-// maxHookLogRelay bounds what the agent copies of a job's hook log.
+// MaxHookLogRelay bounds what the agent copies of a job's hook log.
 const MaxHookLogRelay = 64 << 10
 
-// hookRequestor is the requestor of execution-host events (PBS's name).
+// HookRequestor is the requestor of execution-host events (PBS's name).
 const HookRequestor = "pbs_mom"
 
-// jobHookEvents are the events the shepherd runs, in job order.
+// JobHookEvents are the events the shepherd runs, in job order.
 var JobHookEvents = []string{"execjob_begin", "execjob_prologue", "execjob_epilogue", "execjob_end", checkpointEvent}
 
-// hookFailure is the content of hookfail.json.
+// HookFailure is the content of hookfail.json.
 type HookFailure struct {
 	Hook    string   `json:"hook"`
 	Event   string   `json:"event"`
@@ -127,7 +127,7 @@ func (r *jobRunner) endHooks(event string, res *Result) {
 	r.runJobHooks(event, &j)
 }
 
-// logHookRun logs a hook's pbs.logmsg lines and, when it failed or
+// LogHookRun logs a hook's pbs.logmsg lines and, when it failed or
 // rejected (or debug is set), the run with its stderr.
 func LogHookRun(logger *log.Logger, h *model.Hook, event string, out *hooks.Outcome) {
 	for _, line := range out.HookLogLines(event) {
@@ -158,11 +158,11 @@ func jobVnodes(j *model.Job) []string {
 	return out
 }
 
-// fileHooks names the agent's copy of the hooks in the spool root, and the
+// FileHooks names the agent's copy of the hooks in the spool root, and the
 // snapshot of them written into each job's directory at launch.
 const FileHooks = "hooks.json"
 
-// hookSet is a version of the agent hooks as the server sent it.
+// HookSet is a version of the agent hooks as the server sent it.
 type HookSet struct {
 	Version uint64       `json:"hook_version"`
 	Hooks   []model.Hook `json:"hooks"`

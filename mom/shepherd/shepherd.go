@@ -43,7 +43,7 @@ func Run(dir string, goSignal io.Reader) int {
 	// Kill requests (SIGTERM from the agent) are caught from the very start:
 	// a delete racing the job's start must end the job, not the shepherd.
 	// A pending request makes the job terminate as soon as it starts.
-	// pokeSignal (new signal requests in signals.json) shares the channel.
+	// PokeSignal (new signal requests in signals.json) shares the channel.
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, syscall.SIGTERM, PokeSignal)
 	// SIGHUP and SIGINT are caught and dropped rather than ignored: an
@@ -82,7 +82,7 @@ func superviseJob(dir string, sigs <-chan os.Signal, logger *log.Logger) *Result
 	return sh.run(sigs)
 }
 
-// failed builds the result of a job that could not be started.
+// Failed builds the result of a job that could not be started.
 func Failed(exit int, format string, args ...any) *Result {
 	return &Result{Kind: model.JobEventFailed, Exit: exit, Comment: fmt.Sprintf(format, args...)}
 }

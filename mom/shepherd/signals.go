@@ -27,7 +27,7 @@ import (
 // requeued job's signal requests are dropped by the server, so a new run
 // never receives an earlier run's signals.
 
-// pokeSignal is what the agent sends the shepherd when new signal requests
+// PokeSignal is what the agent sends the shepherd when new signal requests
 // are waiting in signals.json.
 const PokeSignal = syscall.SIGUSR1
 
@@ -35,7 +35,7 @@ const PokeSignal = syscall.SIGUSR1
 // without a poke.
 const signalPollInterval = time.Second
 
-// signalRequests is signals.json, written by the agent.
+// SignalRequests is signals.json, written by the agent.
 type SignalRequests struct {
 	Signals []model.Sig `json:"signals"`
 }
@@ -123,7 +123,7 @@ func readSignalsDone(dir string) signalsDone {
 	return d
 }
 
-// maxSigN is the highest request number in sigs.
+// MaxSigN is the highest request number in sigs.
 func MaxSigN(sigs []model.Sig) int {
 	n := 0
 	for _, s := range sigs {

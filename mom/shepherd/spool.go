@@ -26,7 +26,7 @@ const (
 	FileUsage       = "usage.json"        // live resources_used (shepherd)
 )
 
-// launchParams is what the agent tells a shepherd besides the job itself.
+// LaunchParams is what the agent tells a shepherd besides the job itself.
 type LaunchParams struct {
 	Host         string   `json:"host"`
 	Spool        string   `json:"spool"`
@@ -48,14 +48,14 @@ type LaunchParams struct {
 	Identity *Identity `json:"identity,omitempty"`
 }
 
-// shepherdRecord identifies a running shepherd process beyond its pid.
+// ShepherdRecord identifies a running shepherd process beyond its pid.
 type ShepherdRecord struct {
 	Pid       int    `json:"pid"`
 	StartTime uint64 `json:"start_time"`
 	BootID    string `json:"boot_id"`
 }
 
-// jobPidRecord is written by the shepherd once the job runs.
+// JobPidRecord is written by the shepherd once the job runs.
 type JobPidRecord struct {
 	Pid       int   `json:"pid"`
 	StartUnix int64 `json:"start_unix"`
@@ -71,7 +71,7 @@ type Result struct {
 	Comment   string            `json:"comment,omitempty"`
 }
 
-// writeJSONAtomic writes v so that readers see either nothing or the whole
+// WriteJSONAtomic writes v so that readers see either nothing or the whole
 // file: a temporary file is synced and renamed over the name. It is for
 // what must survive the host crashing: a job's result, hook settings.
 func WriteJSONAtomic(path string, v any, perm os.FileMode) error {
@@ -82,7 +82,7 @@ func WriteJSONAtomic(path string, v any, perm os.FileMode) error {
 	return writeFileSynced(path, b, perm, true)
 }
 
-// writeJSONRun writes a record of a running job (job.json, launch.json,
+// WriteJSONRun writes a record of a running job (job.json, launch.json,
 // the shepherd and job pid records, usage samples) atomically but without
 // fsync. These records matter while the processes they name live; they
 // survive an agent or shepherd crash in the page cache, and after a host
@@ -123,7 +123,7 @@ func writeFileSynced(path string, b []byte, perm os.FileMode, sync bool) error {
 	return nil
 }
 
-// readJSON reads a JSON file; a missing file is reported with os.ErrNotExist
+// ReadJSON reads a JSON file; a missing file is reported with os.ErrNotExist
 // in the chain so callers can tell "not yet" from "broken".
 func ReadJSON(path string, v any) error {
 	b, err := os.ReadFile(path)
@@ -192,7 +192,7 @@ func ReadRecord(dir string) (*model.Job, *LaunchParams, error) {
 	return rec.Job, rec.Launch, nil
 }
 
-// readResult returns the job's result, or nil when it has not ended.
+// ReadResult returns the job's result, or nil when it has not ended.
 func ReadResult(dir string) (*Result, error) {
 	var r Result
 	err := ReadJSON(filepath.Join(dir, FileResult), &r)
@@ -205,7 +205,7 @@ func ReadResult(dir string) (*Result, error) {
 	return &r, nil
 }
 
-// readJobPid returns the job's pid record, or nil before the job started.
+// ReadJobPid returns the job's pid record, or nil before the job started.
 func ReadJobPid(dir string) (*JobPidRecord, error) {
 	var r JobPidRecord
 	err := ReadJSON(filepath.Join(dir, fileJobPid), &r)
@@ -218,7 +218,7 @@ func ReadJobPid(dir string) (*JobPidRecord, error) {
 	return &r, nil
 }
 
-// shepherdAlive reports whether the shepherd recorded in dir still runs: same
+// ShepherdAlive reports whether the shepherd recorded in dir still runs: same
 // boot, same pid and same process start time.
 func ShepherdAlive(dir string) bool {
 	var rec ShepherdRecord

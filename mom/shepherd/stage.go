@@ -85,7 +85,7 @@ func (r *jobRunner) transfer(items []TransferItem, files []*os.File) ([]Transfer
 const (
 	maxHelperOutput = 1 << 20
 	maxCopyError    = 1024
-	// defaultTransferTimeout applies when the launch record has none.
+	// DefaultTransferTimeout applies when the launch record has none.
 	DefaultTransferTimeout = 30 * time.Minute
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/strata-hpc/strata/model"
 )
 
-// route decides where host:path is, as PBS's mom does: a [[usecp]]
+// Route decides where host:path is, as PBS's mom does: a [[usecp]]
 // mapping first (the path is shared and reachable here as local), then
 // this host's own names ("localhost", the agent's host, the machine's
 // host name, each also matching a longer name up to a '.'); anything else

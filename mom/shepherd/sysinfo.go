@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// shortHostname is the host name up to the first dot, as PBS names the
+// ShortHostname is the host name up to the first dot, as PBS names the
 // natural vnode.
 func ShortHostname() string {
 	h, err := os.Hostname()
@@ -21,7 +21,7 @@ func ShortHostname() string {
 	return h
 }
 
-// physicalMemory reads MemTotal from /proc/meminfo, in bytes.
+// PhysicalMemory reads MemTotal from /proc/meminfo, in bytes.
 func PhysicalMemory() (int64, error) {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
@@ -42,7 +42,7 @@ func PhysicalMemory() (int64, error) {
 	return 0, fmt.Errorf("MemTotal not found in /proc/meminfo")
 }
 
-// bootID identifies the current boot: a shepherd recorded under another boot
+// BootID identifies the current boot: a shepherd recorded under another boot
 // id is certainly dead, whatever process now has its pid.
 func BootID() string {
 	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
@@ -52,7 +52,7 @@ func BootID() string {
 	return strings.TrimSpace(string(b))
 }
 
-// procStartTime returns field 22 of /proc/<pid>/stat, the process start time
+// ProcStartTime returns field 22 of /proc/<pid>/stat, the process start time
 // in clock ticks since boot. Together with the pid it names one process: a
 // reused pid has a different start time.
 func ProcStartTime(pid int) (uint64, error) {

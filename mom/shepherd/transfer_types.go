@@ -10,7 +10,7 @@ const (
 	OpRemove  = "remove"  // remove Local (a staged-in file at the end of the job)
 )
 
-// transferRequest is the helper's stdin.
+// TransferRequest is the helper's stdin.
 type TransferRequest struct {
 	Config TransferConfig `json:"config"`
 	User   SSHUser        `json:"user"`
@@ -18,7 +18,7 @@ type TransferRequest struct {
 	Items  []TransferItem `json:"items"`
 }
 
-// transferItem is one copy.
+// TransferItem is one copy.
 type TransferItem struct {
 	Op        string `json:"op"`
 	FD        int    `json:"fd,omitempty"`
@@ -28,7 +28,7 @@ type TransferItem struct {
 	Remote    string `json:"remote,omitempty"`
 }
 
-// transferResult is the outcome of one item.
+// TransferResult is the outcome of one item.
 type TransferResult struct {
 	Err string `json:"error,omitempty"`
 	// Files are the local paths a stage-in created (removed when the
@@ -36,17 +36,17 @@ type TransferResult struct {
 	Files []string `json:"files,omitempty"`
 }
 
-// maxTransferRequest bounds the helper's input.
+// MaxTransferRequest bounds the helper's input.
 const MaxTransferRequest = 4 << 20
 
-// sshUser is who the helper connects as: the job owner.
+// SSHUser is who the helper connects as: the job owner.
 type SSHUser struct {
 	UID  int
 	Name string
 	Home string
 }
 
-// expand replaces %h and %u in a configured path.
+// Expand replaces %h and %u in a configured path.
 func (u SSHUser) Expand(p string) string {
 	return strings.NewReplacer("%h", u.Home, "%u", u.Name, "%%", "%").Replace(p)
 }

@@ -13,7 +13,7 @@ import (
 // 100 on every Linux architecture Go supports.
 const clockTicks = 100
 
-// defaultUsageInterval is how often a running job's usage is sampled and
+// DefaultUsageInterval is how often a running job's usage is sampled and
 // reported when the configuration does not say.
 const DefaultUsageInterval = 10 * time.Second
 

@@ -32,7 +32,7 @@ type LaunchParams struct {
 	Spool        string   `json:"spool"`
 	TmpDir       string   `json:"tmpdir"`
 	KillDelayMs  int64    `json:"kill_delay_ms"`
-	SelfCommand  []string `json:"self_command"` // re-exec prefix for "deliver"
+	SelfCommand  []string `json:"self_command"` // the helpers' command: "strata mom-shepherd" (transfer)
 	ScriptFile   string   `json:"script_file,omitempty"`
 	RefuseReason string   `json:"refuse_reason,omitempty"`
 	// UsageIntervalMs is how often the shepherd samples the job's usage

@@ -31,8 +31,10 @@ func ShepherdMain(args []string) int {
 	switch {
 	case args[0] == shepherdRun && len(args) == 2:
 		// The agent starts the small strata-shepherd executable
-		// (cmd/strata-shepherd); this mode stays for tests and for
-		// shepherds an agent of the previous release starts.
+		// (cmd/strata-shepherd); this mode stays for the tests and for
+		// an agent of the previous release still running when strata
+		// is replaced (its records have launch.json and no identity,
+		// which shepherd.Run reads too).
 		return shepherd.Run(args[1], os.Stdin)
 	case args[0] == shepherdDeliver && len(args) == 3:
 		return deliverMain(args[1], args[2], os.Stdin)

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/mom/shepherd"
+	"github.com/strata-hpc/strata/server/api"
 )
 
 // TestShepherdAuxDirAttack performs the attack on the shared aux
@@ -87,5 +89,42 @@ func TestShepherdUsesAgentIdentity(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(out, "t.o32"))), "\n")
 	if len(lines) != 3 || lines[0] != "ldapuser ldapuser "+home+" /bin/sh" || !strings.Contains(" "+lines[1]+" ", " 4242 ") || lines[2] != home {
 		t.Errorf("job saw %q", lines)
+	}
+}
+
+// TestRunRecordFiles: a run's spool directory holds the records the agent
+// and its shepherd share and nothing per job that could be shared (each
+// file made and removed per job costs the spool's file system an inode):
+// the launch parameters are inside job.json, with the owner as the agent
+// resolved it, and the shepherds write to the agent's <spool>/shepherd.log.
+// A kill request shows there, naming the run.
+func TestRunRecordFiles(t *testing.T) {
+	fs, srv := newFakeServer(t)
+	spoolDir, out := t.TempDir(), t.TempDir()
+	startAgent(t, srv, spoolDir)
+	flag := filepath.Join(out, "running")
+	fs.addJob(testJob("33.srv", "touch "+flag+"\nsleep 30\n", out))
+	waitFor(t, agentTimeout, "the job running", func() bool { _, err := os.Stat(flag); return err == nil })
+	dir := filepath.Join(spoolDir, "jobs", recordKey("33.srv", 1))
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "job.json job.pid shepherd.pid stderr stdout" {
+		t.Errorf("run directory holds %q, want job.json job.pid shepherd.pid and the spooled output", got)
+	}
+	_, lp, err := shepherd.ReadRecord(dir)
+	if err != nil || lp == nil || lp.Identity == nil || lp.Identity.UID != os.Getuid() || lp.Identity.Name == "" {
+		t.Fatalf("launch parameters in job.json: %+v, %v", lp, err)
+	}
+	waitFor(t, agentTimeout, "started event", func() bool { return len(fs.eventsFor("33.srv", api.EventStarted)) > 0 })
+	fs.update("33.srv", func(j *model.Job) { j.KillRequested = true })
+	waitFor(t, agentTimeout, "ended event", func() bool { return len(fs.eventsFor("33.srv", api.EventEnded)) > 0 })
+	if log := readFile(t, filepath.Join(spoolDir, fileLog)); !strings.Contains(log, "shepherd 33.srv.1: ") || !strings.Contains(log, "kill requested") {
+		t.Errorf("shepherd log:\n%s", log)
 	}
 }

@@ -298,10 +298,10 @@ GODEBUG=inittrace=1 and perf stat on a bare ` + "`strata --version`" + `.
   cgroup join reads only /proc/self/cgroup (the agent records the
   mounts), and -o /dev/null is opened without a thread switched to the
   user. Measured on the shared machine with the other helpers' load
-  (load average 8-15), 500 jobs, main against this change run alternately:
-  shepherds with their jobs 12.5-12.6 ms -> 6.9-7.8 ms of CPU per job,
-  machine 25.0-25.1 -> 18.2-18.6 ms (everything else running included),
-  79 -> 106-109 jobs/s. What a shepherd still costs: the Go runtime's start
+  (load average 8-17), 500 jobs, main against this change run alternately
+  four times each: shepherds with their jobs 12.0-13.7 ms -> 6.8-7.9 ms of
+  CPU per job, machine 23.7-25.1 -> 15.7-20.1 ms (everything else running
+  included), 78-84 -> 98-122 jobs/s. What a shepherd still costs: the Go runtime's start
   and exit (a third of it), the job's fork, TMPDIR, the node file, the
   job.pid and result.json records (the result fsynced), and the v1 cgroup
   (mkdir, join and leave, kill check and rmdir in four hierarchies). The

@@ -41,8 +41,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build strata:", err)
 		os.Exit(1)
 	}
+	// The PBS commands are links to their own static binary, as make
+	// builds and installs them (cmd/strata-pbs).
+	build = exec.Command("go", "build", "-o", filepath.Join(dir, "strata-pbs"), "../strata-pbs")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build strata-pbs:", err)
+		os.Exit(1)
+	}
 	for _, l := range []string{"qsub", "qstat", "qdel", "qhold", "qrls", "qalter", "qsig", "qselect", "qmove", "qrerun", "qrun", "qorder", "tracejob", "pbsnodes", "qmgr", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter", "pbsfs"} {
-		os.Symlink("strata", filepath.Join(dir, l))
+		os.Symlink("strata-pbs", filepath.Join(dir, l))
 	}
 	// The job's files are delivered as the job's owner; the tests' temp
 	// directories must be reachable by unprivileged users too.

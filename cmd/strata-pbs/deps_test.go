@@ -21,7 +21,7 @@ func TestLinksNoDaemonOrNSSCode(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	forbidden := []string{"os/user", "runtime/cgo", "github.com/hashicorp/raft", "go.etcd.io/bbolt",
-		"github.com/prometheus/", "golang.org/x/crypto/ssh", "github.com/hashicorp/go-memdb"}
+		"github.com/prometheus/", "golang.org/x/crypto/ssh", "github.com/hashicorp/go-memdb", "github.com/urfave/cli/"}
 	for _, dep := range strings.Fields(string(out)) {
 		for _, f := range forbidden {
 			if dep == f || strings.HasPrefix(dep, strings.TrimSuffix(f, "/")+"/") {

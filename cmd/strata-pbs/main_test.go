@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/strata-hpc/strata/cmd/pbscmd"
 )
 
 // runOut runs the binary's entry point with args and returns its stdout.
@@ -16,7 +18,7 @@ func runOut(t *testing.T, args ...string) (string, int) {
 	}
 	stdout := os.Stdout
 	os.Stdout = w
-	code := run(args)
+	code := pbscmd.Main(args)
 	os.Stdout = stdout
 	w.Close()
 	out, _ := io.ReadAll(r)
@@ -24,7 +26,8 @@ func runOut(t *testing.T, args ...string) (string, int) {
 }
 
 // TestDispatch: a link named like a command runs that command, and
-// "strata-pbs COMMAND" runs it too, as "strata COMMAND" does.
+// "strata-pbs COMMAND" runs it too, as "strata COMMAND" does; an unknown
+// command is a usage error.
 func TestDispatch(t *testing.T) {
 	for _, args := range [][]string{
 		{"/usr/local/bin/qstat", "--version"},
@@ -35,6 +38,9 @@ func TestDispatch(t *testing.T) {
 		if code != 0 || !strings.HasPrefix(out, "pbs_version = ") {
 			t.Errorf("%q: exit %d, printed %q", args, code, out)
 		}
+	}
+	if _, code := runOut(t, "strata-pbs", "qnope"); code != 2 {
+		t.Errorf("strata-pbs qnope: exit %d, want 2", code)
 	}
 	out, code := runOut(t, "strata-pbs", "--help")
 	if code != 0 {

@@ -165,10 +165,8 @@ func pbsManPage(m pbscmd.Manual) string {
 	fmt.Fprintf(&b, ".TH %s %d \"\" \"Strata %s\" \"Strata PBS commands\"\n", strings.ToUpper(m.Name), m.Section, roffEscape(api.PBSVersion))
 	b.WriteString(".SH NAME\n")
 	usage := ""
-	for _, c := range append(pbscmd.Commands(), pbscmd.ReservationCommands()...) {
-		if c.Name == m.Name {
-			usage = c.Usage
-		}
+	if c, ok := pbscmd.Lookup(m.Name); ok {
+		usage = c.Usage
 	}
 	fmt.Fprintf(&b, "%s \\- %s\n", roffEscape(m.Name), roffEscape(usage))
 	b.WriteString(".SH SYNOPSIS\n.nf\n")

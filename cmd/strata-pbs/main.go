@@ -20,21 +20,10 @@ package main
 
 import (
 	"os"
-	"runtime"
 
 	"github.com/strata-hpc/strata/cmd/pbscmd"
 )
 
 func main() {
-	// One P: a command is one goroutine waiting on one server at a time
-	// (net/http adds a reader and a writer that hand the connection back
-	// and forth). With a P per CPU a hand-off can wake a thread on
-	// another CPU; with one they run in turn on the same thread. Measured
-	// on a 2-CPU VM: a qsub cost 5-10 % less CPU, 30 fewer page faults
-	// and about 15 % less wall time. An explicit GOMAXPROCS in the
-	// environment still wins.
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
 	os.Exit(pbscmd.Main(os.Args))
 }

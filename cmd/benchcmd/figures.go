@@ -304,7 +304,7 @@ GODEBUG=inittrace=1 and perf stat on a bare ` + "`strata --version`" + `.
   machine (load 5-16): qsub --version 4.7-5.4 ms of CPU and 680-730 page
   faults through strata, 1.2-1.8 ms and 290-320 through strata-pbs (a
   static hello world: 1.1 ms, 190); a held submission 6.0-6.9 ms and 740
-  faults, now 2.1-2.9 ms and about 410. The qsub processes' CPU per job in
+  faults, now 2.1-2.9 ms and 400-475. The qsub processes' CPU per job in
   a1/a8 (fork included) fell from 6.4-7.9 to 3.0-3.9 ms. What is left of a
   qsub: Go's runtime start (a quarter: cpuid under the hypervisor, the
   cgroup CPU limit, itabs), package initialisation of net/http and

@@ -322,8 +322,9 @@ GODEBUG=inittrace=1 and perf stat on a bare ` + "`strata --version`" + `.
   connection per process; about a quarter is the Go scheduler waking
   threads for those hand-offs while the server idles between requests,
   7 % rewriting server_logs/.written for every batch by open, truncate,
-  write and close). In one window at load 9-10, 400 qsubs: 1 loop 108-117
-  jobs/s on main, 127-145 now; 8 loops 203-212 on main, 318-350 now.
+  write and close). strata bench --figures a1,a8 --a-jobs 500, main's
+  binary and this one alternately in one window at load 5-8: a1 119-142
+  jobs/s on main, 190-245 now; a8 163-172 on main, 337-420 now.
 * **c (submit-to-start)**: two process starts (qsub, the shepherd) and three
   Raft commits with fsync (submission, plan, started) plus the agent's
   long-poll wake-up. On an idle machine it is about 45 ms; on a loaded one it

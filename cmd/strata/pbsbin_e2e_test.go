@@ -3,8 +3,11 @@
 package main
 
 import (
+	"bytes"
 	"debug/elf"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,5 +59,20 @@ func TestPBSCommandsBinary(t *testing.T) {
 		if r != first {
 			t.Errorf("%v: %+v, the link gave %+v", form, r, first)
 		}
+	}
+	// A link named like a command that points to strata itself (an
+	// installation from before strata-pbs) still runs that command.
+	old := filepath.Join(t.TempDir(), "qdel")
+	if err := os.Symlink(filepath.Join(binDir, "strata"), old); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(old, "999999.e2e")
+	cmd.Env, cmd.Dir = c.env, c.work
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != first.code || stderr.String() != first.stderr || stdout.String() != first.stdout {
+		t.Errorf("qdel -> strata: %v, stdout %q, stderr %q; the strata-pbs link gave %+v", err, stdout.String(), stderr.String(), first)
 	}
 }

@@ -1,4 +1,5 @@
-# Strata build. `make` builds bin/strata and the PBS command links;
+# Strata build. `make` builds bin/strata, bin/strata-pbs (the PBS commands
+# alone, static: cmd/strata-pbs) and the command links to it;
 # `make test` runs every test, end-to-end included (what CI runs);
 # `make unit` is the quick run without the end-to-end tests; `make demo` runs a sample workload on a local
 # cluster; `make bench` measures and writes docs/performance.md; `make fuzz`
@@ -24,10 +25,13 @@ all: build
 # multi-call binary paid: each qsub and each job's shepherd.
 TAGS    ?= urfave_cli_no_docs
 
+# The PBS commands are their own binary without cgo (cmd/strata-pbs says
+# why): every qsub is a process start, and that is most of its cost.
 build:
 	$(GO) build -tags '$(TAGS)' -o $(BIN)/strata ./cmd/strata
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/strata-shepherd ./cmd/strata-shepherd
-	@for l in $(LINKS); do ln -sf strata $(BIN)/$$l; done
+	CGO_ENABLED=0 $(GO) build -tags '$(TAGS)' -o $(BIN)/strata-pbs ./cmd/strata-pbs
+	@for l in $(LINKS); do ln -sf strata-pbs $(BIN)/$$l; done
 
 vet:
 	$(GO) vet ./...
@@ -109,12 +113,11 @@ UNITS       := strata-server.service strata-mom.service
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(UNITDIR)
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/strata
-	install -m 0755 $(BIN)/strata $(DESTDIR)$(BINDIR)/strata
-	install -m 0755 $(BIN)/strata-shepherd $(DESTDIR)$(BINDIR)/strata-shepherd
-	@for l in $(LINKS); do ln -sf strata $(DESTDIR)$(BINDIR)/$$l; done
+	install -m 0755 $(BIN)/strata $(BIN)/strata-pbs $(BIN)/strata-shepherd $(DESTDIR)$(BINDIR)/
+	@for l in $(LINKS); do ln -sf strata-pbs $(DESTDIR)$(BINDIR)/$$l; done
 	$(BIN)/strata gen-man $(DESTDIR)$(MANDIR) >/dev/null
 	$(BIN)/strata gen-completion > $(DESTDIR)$(BASHCOMPDIR)/strata
-	@for l in $(LINKS); do ln -sf strata $(DESTDIR)$(BASHCOMPDIR)/$$l; done
+	@for l in $(LINKS) strata-pbs; do ln -sf strata $(DESTDIR)$(BASHCOMPDIR)/$$l; done
 	$(SUBST) dist/server.toml > $(DESTDIR)$(SYSCONFDIR)/strata/server.toml.example
 	$(SUBST) dist/mom.toml > $(DESTDIR)$(SYSCONFDIR)/strata/mom.toml.example
 	@for u in $(UNITS); do $(SUBST) dist/systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u; done
@@ -122,7 +125,7 @@ install: build
 
 # Removes what install wrote; configurations, certificates and state stay.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/strata $(DESTDIR)$(BINDIR)/strata-shepherd $(DESTDIR)$(BASHCOMPDIR)/strata
+	rm -f $(DESTDIR)$(BINDIR)/strata $(DESTDIR)$(BINDIR)/strata-pbs $(DESTDIR)$(BINDIR)/strata-shepherd $(DESTDIR)$(BASHCOMPDIR)/strata $(DESTDIR)$(BASHCOMPDIR)/strata-pbs
 	@for l in $(LINKS); do rm -f $(DESTDIR)$(BINDIR)/$$l $(DESTDIR)$(BASHCOMPDIR)/$$l $(DESTDIR)$(MANDIR)/man1/$$l.1 $(DESTDIR)$(MANDIR)/man8/$$l.8; done
 	rm -f $(DESTDIR)$(MANDIR)/man8/strata.8
 	rm -f $(DESTDIR)$(SYSCONFDIR)/strata/server.toml.example $(DESTDIR)$(SYSCONFDIR)/strata/mom.toml.example

@@ -14,6 +14,7 @@ import (
 	hclog "github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+	"go.etcd.io/bbolt"
 
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/pki"
@@ -145,7 +146,7 @@ func Open(cfg Config, fsm *FSM) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("raft transport on %s: %w", cfg.BindAddr, err)
 	}
-	store, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(cfg.DataDir, "raft.db")})
+	store, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(cfg.DataDir, "raft.db"), BoltOptions: boltOptions()})
 	if err != nil {
 		trans.Close()
 		return nil, fmt.Errorf("open raft log store: %w", err)
@@ -183,6 +184,19 @@ func Open(cfg Config, fsm *FSM) (*Node, error) {
 		return nil, fmt.Errorf("start raft: %w", err)
 	}
 	return &Node{Raft: r, FSM: fsm, ID: id, store: store, transport: trans, snaps: snaps}, nil
+}
+
+// boltOptions tune the Raft log's bolt file for its one writer that
+// appends and truncates. NoFreelistSync: a commit no longer writes bolt's
+// list of free pages, which after log truncations spans several pages,
+// next to the few pages of the new entries; the two fdatasyncs of every
+// commit (pages, then the meta page that makes them current) stay, so a
+// committed entry is as durable as before. Opening the file rebuilds the
+// list by scanning the pages (what etcd does by default); a file written
+// either way opens either way. The hashmap freelist finds free pages
+// without scanning an array.
+func boltOptions() *bbolt.Options {
+	return &bbolt.Options{NoFreelistSync: true, FreelistType: bbolt.FreelistMapType}
 }
 
 // nodeID returns this server's persistent Raft id, creating it once. A

@@ -283,7 +283,7 @@ const readingGuide = `
 
 | figure | where |
 |---|---|
-| durable submissions through qsub processes, 1 and 8 concurrent | table above; a qsub process costs about 3.5 ms of CPU in exec and Go start-up of the multi-call binary on this VM before it talks to the server, then one round trip |
+| durable submissions through qsub processes, 1 and 8 concurrent | table above; a qsub process (bin/qsub, a link to the static strata-pbs) costs about 2 ms of CPU in exec and Go start-up on this VM before it talks to the server, then one round trip |
 | durable submissions through the API in one client | table above and BenchmarkSubmitAPI64 (HTTP over the Unix socket, identity, rules, Raft with fsync) |
 | one scheduling cycle, 10,000 queued jobs x 2,000 vnodes | BenchmarkSchedule10kJobs2kVnodes (ns/op is one whole cycle) |
 | strict ordering with backfill_depth 10 at 20,000 jobs x 2,000 vnodes | BenchmarkScheduleStrictDepth10_20kJobs2kVnodes (Slurm's backfill pass: about 2 s at 20,000 jobs on this machine) |

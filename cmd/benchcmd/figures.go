@@ -313,13 +313,38 @@ GODEBUG=inittrace=1 and perf stat on a bare ` + "`strata --version`" + `.
   trip (the submission commits through Raft with fsync). It used to be two
   round trips, the first asking for default_qsub_arguments through a query
   that counted every job on the server; now the defaults travel with the
-  submission and a stale value is refused and retried. A bare process
-  start went from 4.7 to 3.5 ms of CPU (800 to 550 page faults): a
-  package-level regexp of ` + "`{1,230}`" + ` (0.7 ms, 3,000 allocations) became
-  a loop and the CLI's markdown generator left the build
-  (urfave_cli_no_docs). The rest: 1.7 ms of dynamic loading for cgo (a
-  CGO_ENABLED=0 build starts in 2.1 ms, but os/user would then miss NSS
-  users) and Go's start-up with every package linked (a hello world: 1.1 ms).
+  submission and a stale value is refused and retried. The start: the PBS
+  commands are their own binary, strata-pbs (bin/qsub and the other links
+  point to it; strata qsub still works): 10.5 MB instead of 26 MB, built
+  with CGO_ENABLED=0 (static: no dynamic loader, no glibc; the commands
+  never look users up, the server identifies the caller), and without
+  urfave/cli, whose flag lookup ran a regexp over every flag name on
+  every lookup (157 us and 3,155 allocations per qsub line; the options
+  now come from the getopt split: 3.7 us, 29). perf stat on the shared
+  machine (load 5-16): qsub --version 4.7-5.4 ms of CPU and 680-730 page
+  faults through strata, 1.2-1.8 ms and 290-320 through strata-pbs (a
+  static hello world: 1.1 ms, 190); a held submission 6.0-6.9 ms and 740
+  faults, now 2.1-2.9 ms and 400-475. The qsub processes' CPU per job in
+  a1/a8 (fork included) fell from 6.4-7.9 to 3.0-3.9 ms. What is left of a
+  qsub: Go's runtime start (a quarter: cpuid under the hypervisor, the
+  cgroup CPU limit, itabs), package initialisation of net/http and
+  crypto/tls (remote commands need them), growing the main goroutine's
+  stack, the HTTP client's goroutines, and page faults (40 % of its
+  samples). The server side: one submission at a time through the API
+  takes 0.78-0.87 ms here (load 3), of which about 0.65 ms are the Raft
+  log's two fdatasyncs (bolt writes the pages, then the meta page), the
+  rest hand-offs between goroutines (HTTP handler, Raft leader loop, FSM,
+  handler); the request path before Raft (peer credentials and the NSS
+  lookup, 7 us; decoding, rules, admission) is about 5 % of the server's
+  CPU per submission. bolt no longer writes its free-page list with every
+  commit (NoFreelistSync; both fdatasyncs stay): 5 pages per commit
+  instead of 6-9. Per qsub the server spends 1.1-1.9 ms of CPU (a new
+  connection per process; about a quarter is the Go scheduler waking
+  threads for those hand-offs while the server idles between requests,
+  7 % rewriting server_logs/.written for every batch by open, truncate,
+  write and close). strata bench --figures a1,a8 --a-jobs 500, main's
+  binary and this one alternately in one window at load 5-8: a1 119-142
+  jobs/s on main, 190-245 now; a8 163-172 on main, 337-420 now.
 * **c (submit-to-start)**: two process starts (qsub, the shepherd) and three
   Raft commits with fsync (submission, plan, started) plus the agent's
   long-poll wake-up. On an idle machine it is about 45 ms; on a loaded one it

@@ -3,7 +3,6 @@ package pbscmd
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -40,13 +39,46 @@ func (o *jsonObject) SetParsed(key, value string) { o.Set(key, parsedJSON(value)
 // Len is the number of keys.
 func (o *jsonObject) Len() int { return len(o.keys) }
 
-// jsonNumberRE accepts what strtod would read completely, limited to plain
-// decimal notation: "0x10", "inf" or "nan" stay strings on purpose.
-var jsonNumberRE = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+// isJSONNumber accepts what strtod would read completely, limited to plain
+// decimal notation (-?D+(.D+)?([eE][-+]?D+)?): "0x10", "inf" or "nan" stay
+// strings on purpose. A loop rather than a package-level regexp, whose
+// compilation every PBS command process would pay at start.
+func isJSONNumber(v string) bool {
+	i := 0
+	digits := func() bool {
+		start := i
+		for i < len(v) && '0' <= v[i] && v[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if i < len(v) && v[i] == '-' {
+		i++
+	}
+	if !digits() {
+		return false
+	}
+	if i < len(v) && v[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '-' || v[i] == '+') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(v)
+}
 
 // parsedJSON converts a value to a JSON number when it is one.
 func parsedJSON(v string) any {
-	if !jsonNumberRE.MatchString(v) {
+	if !isJSONNumber(v) {
 		return v
 	}
 	f, err := strconv.ParseFloat(v, 64)

@@ -165,7 +165,7 @@ func FuzzQsubDirectives(f *testing.F) {
 
 // FuzzGetopt checks the getopt split of qsub's grammar: the split written
 // out as separate words splits again the same way, and the whole option
-// parse (urfave/cli behind it) never panics. Arguments are separated by
+// parse never panics. Arguments are separated by
 // NUL bytes in the input.
 func FuzzGetopt(f *testing.F) {
 	for _, s := range []string{"-lselect=2:ncpus=1\x00script.sh", "-joe\x00-N\x00name\x00--\x00prog\x00arg", "-an1", "-\x00-", "--long", "-l",

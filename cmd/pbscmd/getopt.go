@@ -29,23 +29,7 @@ type getoptArgs struct {
 	// `qsub script` from `qsub -- prog args`.
 	AfterDashDash int
 
-	spec optSpec // tells Argv which flags carry a value
-}
-
-// Argv rebuilds an argument list urfave/cli can parse: the options each
-// in their own word, then "--" and the operands.
-func (g getoptArgs) Argv(cmd string) []string {
-	out := []string{cmd}
-	for i := 0; i < len(g.Flags); i++ {
-		f := g.Flags[i]
-		out = append(out, "-"+flagName(f[1]))
-		if known, hasValue := g.spec.takesValue(f[1]); known && hasValue && i+1 < len(g.Flags) {
-			i++
-			out = append(out, g.Flags[i])
-		}
-	}
-	out = append(out, "--")
-	return append(out, g.Operands...)
+	spec optSpec // tells which flags carry a value
 }
 
 // getoptError is a getopt diagnostic, worded as glibc's.
@@ -57,9 +41,8 @@ func (e *getoptError) Error() string { return e.Msg }
 
 // normalizeGetopt rewrites PBS getopt syntax into separate words:
 // "-lselect=2:ncpus=1" becomes "-l", "select=2:ncpus=1", "-an1" becomes
-// "-a", "-n", "-1", "-joe" becomes "-j", "oe". urfave/cli (through Go's flag
-// package) understands neither attached values nor grouped letters, and PBS
-// users type both. Like glibc's getopt, options may follow operands; "--"
+// "-a", "-n", "-1", "-joe" becomes "-j", "oe": PBS users type attached
+// values and grouped letters. Like glibc's getopt, options may follow operands; "--"
 // ends the options and a lone "-" is an operand.
 func normalizeGetopt(spec optSpec, args []string) (getoptArgs, error) {
 	g := getoptArgs{AfterDashDash: -1, spec: spec}

@@ -31,7 +31,7 @@ func TestManualsCoverEveryCommandAndOption(t *testing.T) {
 			t.Errorf("%s: manual without synopsis or description", m.Name)
 		}
 	}
-	for _, c := range append(Commands(), ReservationCommands()...) {
+	for _, c := range Table() {
 		if _, ok := byName[c.Name]; !ok {
 			t.Errorf("%s: no manual", c.Name)
 		}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
 )
@@ -22,16 +20,6 @@ type resvServer interface {
 }
 
 var _ resvServer = (*api.Client)(nil)
-
-// ReservationCommands returns pbs_rsub, pbs_rstat, pbs_rdel and pbs_ralter.
-func ReservationCommands() []*cli.Command {
-	return []*cli.Command{
-		command("pbs_rsub", "submit an advance or standing reservation", Rsub),
-		command("pbs_rstat", "show the status of reservations", Rstat),
-		command("pbs_rdel", "delete reservations", Rdel),
-		command("pbs_ralter", "alter a reservation", Ralter),
-	}
-}
 
 const rsubUsage = `usage: pbs_rsub [-I seconds] [-m mail_points] [-M mail_list]
                 [-N reservation_name] [-R start_time] [-E end_time] [-D duration]

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
 )
@@ -138,7 +136,7 @@ func errText(err error) string {
 func parsePbsnodes(args []string) (pbsnodesOpts, []string, error) {
 	var o pbsnodesOpts
 	var names []string
-	err := parseOptions("pbsnodes", pbsnodesSpec, "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("pbsnodes", pbsnodesSpec, "", args, func(c *options, g getoptArgs) error {
 		names = g.Operands
 		for _, f := range presentFlags(c, pbsnodesSpec) {
 			if strings.IndexByte(pbsnodesUnsupported, f) >= 0 {

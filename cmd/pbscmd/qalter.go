@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
 )
@@ -79,7 +77,7 @@ var settableJobAttrs = map[string]bool{
 func parseQalter(env *Env, args []string) (*qalterRequest, []string, error) {
 	req := &qalterRequest{}
 	var operands []string
-	err := parseOptions("qalter", qalterSpec, "lW", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qalter", qalterSpec, "lW", args, func(c *options, g getoptArgs) error {
 		operands = g.Operands
 		str := func(f byte) *string {
 			if !c.IsSet(flagName(f)) {

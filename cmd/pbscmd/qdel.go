@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
 )
@@ -64,7 +62,7 @@ func Qdel(ctx context.Context, env *Env, args []string) int {
 func parseQdel(args []string) (api.DeleteRequest, []string, error) {
 	var req api.DeleteRequest
 	var operands []string
-	err := parseOptions("qdel", qdelSpec, "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qdel", qdelSpec, "", args, func(c *options, g getoptArgs) error {
 		operands = g.Operands
 		req.Purge = c.Bool("x")
 		if c.IsSet("W") {

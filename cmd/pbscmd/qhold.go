@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -34,7 +32,7 @@ func holdCommand(ctx context.Context, env *Env, cmd, usage string, args []string
 	}
 	var holds string
 	var operands []string
-	err := parseOptions(cmd, qholdSpec, "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions(cmd, qholdSpec, "", args, func(c *options, g getoptArgs) error {
 		operands = g.Operands
 		holds = "u"
 		if c.IsSet(flagName('h')) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -21,7 +19,7 @@ func Qmove(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	var operands []string
-	err := parseOptions("qmove", "", "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qmove", "", "", args, func(c *options, g getoptArgs) error {
 		operands = g.Operands
 		return nil
 	})
@@ -44,7 +42,7 @@ func Qrerun(ctx context.Context, env *Env, args []string) int {
 	}
 	var req api.RerunRequest
 	var operands []string
-	err := parseOptions("qrerun", qrerunSpec, "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qrerun", qrerunSpec, "", args, func(c *options, g getoptArgs) error {
 		operands = g.Operands
 		if c.IsSet("W") {
 			if c.String("W") != "force" {
@@ -73,7 +71,7 @@ func Qrun(ctx context.Context, env *Env, args []string) int {
 	}
 	var req api.RunRequest
 	var operands []string
-	err := parseOptions("qrun", qrunSpec, "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qrun", qrunSpec, "", args, func(c *options, g getoptArgs) error {
 		operands = g.Operands
 		if c.IsSet("H") {
 			vn, ok := parseRunVnodes(c.String("H"))

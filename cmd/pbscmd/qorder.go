@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
 )
@@ -19,7 +17,7 @@ func Qorder(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	var operands []string
-	err := parseOptions("qorder", "", "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qorder", "", "", args, func(c *options, g getoptArgs) error {
 		operands = g.Operands
 		return nil
 	})

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/strata-hpc/strata/model"
 )
 
@@ -40,7 +38,7 @@ func Qselect(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	var f qselectFilter
-	err := parseOptions("qselect", qselectSpec, "l", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qselect", qselectSpec, "l", args, func(c *options, g getoptArgs) error {
 		if len(g.Operands) > 0 {
 			return &cmdError{Code: 2, Usage: true}
 		}

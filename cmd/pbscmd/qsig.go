@@ -3,8 +3,6 @@ package pbscmd
 import (
 	"context"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -18,7 +16,7 @@ func Qsig(ctx context.Context, env *Env, args []string) int {
 	}
 	sig := "SIGTERM"
 	var operands []string
-	err := parseOptions("qsig", qsigSpec, "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qsig", qsigSpec, "", args, func(c *options, g getoptArgs) error {
 		operands = g.Operands
 		if c.IsSet("s") {
 			sig = c.String("s")

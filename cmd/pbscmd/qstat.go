@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
 )
@@ -91,7 +89,7 @@ func reportUsage(env *Env, cmd, usage string, err error) int {
 func parseQstat(args []string) (qstatOpts, []string, error) {
 	var o qstatOpts
 	var operands []string
-	err := parseOptions("qstat", qstatSpec, "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qstat", qstatSpec, "", args, func(c *options, g getoptArgs) error {
 		operands = g.Operands
 		o.queues, o.queueLimits, o.server = c.Bool("Q"), c.Bool("q"), c.Bool("B")
 		o.alt = c.Bool("a") || c.Bool("i") || c.Bool("r") || c.IsSet("u") || c.Bool("n") ||

@@ -6,8 +6,6 @@ import (
 	"github.com/strata-hpc/strata/model"
 	"strconv"
 	"strings"
-
-	"github.com/urfave/cli/v2"
 )
 
 // qsubSpec is qsub's whole option grammar, shared by the command line and
@@ -75,7 +73,7 @@ func (r *resourceList) asMap() map[string]string {
 func parseQsubWords(words []string) (*qsubOpts, getoptArgs, error) {
 	o := &qsubOpts{vals: map[byte]string{}, bools: map[byte]bool{}}
 	var split getoptArgs
-	err := parseOptions("qsub", qsubSpec, "lW", words, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("qsub", qsubSpec, "lW", words, func(c *options, g getoptArgs) error {
 		split = g
 		for _, f := range presentFlags(c, qsubSpec) {
 			name := flagName(f)

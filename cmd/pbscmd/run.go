@@ -1,6 +1,12 @@
 // Package pbscmd implements the PBS user commands (qsub, qstat, qdel,
 // pbsnodes, ...) on top of the server API, with OpenPBS's option syntax,
 // output layouts, messages and exit codes.
+//
+// The package does not import a CLI framework: each command parses its own
+// getopt words (parse.go), and the binary that links only the commands
+// (cmd/strata-pbs, started for every qsub) would pay for the framework's
+// package initialisation without using it. The multi-call strata binary
+// wraps Table for its own command tree.
 package pbscmd
 
 import (
@@ -8,102 +14,111 @@ import (
 	"errors"
 	"fmt"
 	"os"
-
-	"github.com/urfave/cli/v2"
+	"path/filepath"
+	"strings"
 
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
 )
 
-// Commands returns the PBS commands implemented so far.
-func Commands() []*cli.Command {
-	return []*cli.Command{
-		command("qsub", "submit a batch job", Qsub),
-		command("qstat", "show the status of batch jobs", Qstat),
-		command("qdel", "delete batch jobs", Qdel),
-		command("pbsnodes", "show the status of vnodes and hosts", Pbsnodes),
-		command("qhold", "hold batch jobs", Qhold),
-		command("qrls", "release holds on batch jobs", Qrls),
-		command("qalter", "alter batch jobs", Qalter),
-		command("qsig", "signal batch jobs", Qsig),
-		command("qselect", "select batch jobs", Qselect),
-		command("qmove", "move batch jobs to another queue", Qmove),
-		command("qrerun", "requeue running batch jobs", Qrerun),
-		command("qrun", "run batch jobs now", Qrun),
-		command("qorder", "exchange the order of two batch jobs", Qorder),
-		command("tracejob", "show the life of a batch job", Tracejob),
-		command("qmgr", "administer the server's configuration", Qmgr),
-		command("pbsfs", "show and change fairshare usage", Pbsfs),
+// Command is one PBS command: Run gets the words after the command's name
+// and returns the exit status, having printed its own diagnostics.
+type Command struct {
+	Name  string
+	Usage string
+	Run   func(ctx context.Context, env *Env, args []string) int
+}
+
+// Table is every PBS command, job commands first, then the reservation
+// commands.
+func Table() []Command {
+	return []Command{
+		{"qsub", "submit a batch job", Qsub},
+		{"qstat", "show the status of batch jobs", Qstat},
+		{"qdel", "delete batch jobs", Qdel},
+		{"pbsnodes", "show the status of vnodes and hosts", Pbsnodes},
+		{"qhold", "hold batch jobs", Qhold},
+		{"qrls", "release holds on batch jobs", Qrls},
+		{"qalter", "alter batch jobs", Qalter},
+		{"qsig", "signal batch jobs", Qsig},
+		{"qselect", "select batch jobs", Qselect},
+		{"qmove", "move batch jobs to another queue", Qmove},
+		{"qrerun", "requeue running batch jobs", Qrerun},
+		{"qrun", "run batch jobs now", Qrun},
+		{"qorder", "exchange the order of two batch jobs", Qorder},
+		{"tracejob", "show the life of a batch job", Tracejob},
+		{"qmgr", "administer the server's configuration", Qmgr},
+		{"pbsfs", "show and change fairshare usage", Pbsfs},
+		{"pbs_rsub", "submit an advance or standing reservation", Rsub},
+		{"pbs_rstat", "show the status of reservations", Rstat},
+		{"pbs_rdel", "delete reservations", Rdel},
+		{"pbs_ralter", "alter a reservation", Ralter},
 	}
 }
 
-// command wraps a PBS command for urfave/cli. Flag parsing is skipped here:
-// each command parses its own getopt-style words (see normalizeGetopt), so
-// "qsub ..." and "strata qsub ..." see exactly the same arguments.
-func command(name, usage string, run func(context.Context, *Env, []string) int) *cli.Command {
-	return &cli.Command{
-		Name:            name,
-		Usage:           usage,
-		SkipFlagParsing: true,
-		HideHelp:        true,
-		Action: func(c *cli.Context) error {
-			ctx := c.Context
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			if code := run(ctx, OSEnv(), c.Args().Slice()); code != 0 {
-				// The command has already printed its diagnostics.
-				return cli.Exit("", code)
-			}
-			return nil
-		},
+// Lookup returns the command called name.
+func Lookup(name string) (Command, bool) {
+	for _, c := range Table() {
+		if c.Name == name {
+			return c, true
+		}
 	}
-}
-
-// Later returns placeholder commands for PBS commands that a later release
-// provides: they say so and exit non-zero, so scripts fail loudly.
-func Later(names ...string) []*cli.Command {
-	var out []*cli.Command
-	for _, n := range names {
-		n := n
-		out = append(out, &cli.Command{
-			Name:            n,
-			Usage:           "not available yet",
-			SkipFlagParsing: true,
-			Action: func(*cli.Context) error {
-				return cli.Exit(n+": this command is not implemented in this Strata release yet", 1)
-			},
-		})
-	}
-	return out
+	return Command{}, false
 }
 
 // RunAlone runs one command as if it were the whole program (argv[0] was a
-// link named like the command).
-func RunAlone(c *cli.Command, args []string) int {
-	app := &cli.App{
-		Name:            c.Name,
-		HideHelpCommand: true,
-		Flags:           c.Flags,
-		Action:          c.Action,
-		SkipFlagParsing: c.SkipFlagParsing,
-		ExitErrHandler:  func(*cli.Context, error) {},
-		HideVersion:     true,
-	}
+// link named like the command): args[1:] are its words; a lone --version
+// prints the PBS version, as every PBS command does.
+func RunAlone(c Command, args []string) int {
 	if len(args) == 2 && args[1] == "--version" {
 		fmt.Printf("pbs_version = %s\n", api.PBSVersion)
 		return 0
 	}
-	if err := app.Run(args); err != nil {
-		return Report(c.Name, err)
+	return c.Run(context.Background(), OSEnv(), args[1:])
+}
+
+// Main is the program of the binary that holds only the PBS commands: the
+// command named by argv[0] (a link such as bin/qsub), or
+// "NAME COMMAND ARGS..." as "strata COMMAND ARGS..." runs it.
+func Main(args []string) int {
+	name := filepath.Base(args[0])
+	if c, ok := Lookup(name); ok {
+		return RunAlone(c, args)
 	}
-	return 0
+	if len(args) < 2 || args[1] == "--help" || args[1] == "-h" || args[1] == "help" {
+		fmt.Print(mainUsage(name))
+		return 0
+	}
+	if args[1] == "--version" || args[1] == "-v" {
+		fmt.Printf("%s version %s\n", name, api.PBSVersion)
+		return 0
+	}
+	c, ok := Lookup(args[1])
+	if !ok {
+		fmt.Fprintf(os.Stderr, "%s: unknown command %q\n%s", name, args[1], mainUsage(name))
+		return 2
+	}
+	return c.Run(context.Background(), OSEnv(), args[2:])
+}
+
+// mainUsage is Main's help: what the binary is and its commands.
+func mainUsage(name string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: %s COMMAND [ARGS...]\n\nThe PBS commands of Strata, usually run through links named like them\n(qsub, qstat, ...). Commands:\n\n", name)
+	for _, c := range Table() {
+		fmt.Fprintf(&b, "   %-11s %s\n", c.Name, c.Usage)
+	}
+	return b.String()
 }
 
 // Report prints err the PBS way ("cmd: message" on stderr) and returns the
-// exit status: the PBS error number mod 256, or the code of a cli.Exit.
+// exit status: the PBS error number mod 256, or the code of an error that
+// carries one (urfave/cli's cli.Exit in the strata binary).
 func Report(cmd string, err error) int {
-	var ec cli.ExitCoder
+	var ec interface {
+		error
+		ExitCode() int
+	}
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
 			fmt.Fprintln(os.Stderr, msg)

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/strata-hpc/strata/model"
 )
 
@@ -24,7 +22,7 @@ func Tracejob(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	var operands []string
-	err := parseOptions("tracejob", tracejobSpec, "", args, func(c *cli.Context, g getoptArgs) error {
+	err := parseOptions("tracejob", tracejobSpec, "", args, func(c *options, g getoptArgs) error {
 		operands = g.Operands
 		return nil
 	})

@@ -77,7 +77,8 @@ func bashCompletion() string {
 	}
 	fmt.Fprintf(&b, ")\n_strata_job_cmds=%q\n\n", " "+strings.Join(jobOperandCommands, " ")+" ")
 	b.WriteString(bashFunctions)
-	fmt.Fprintf(&b, "complete -F _strata_pbs %s\ncomplete -F _strata strata\n", strings.Join(names, " "))
+	fmt.Fprintf(&b, "_strata_pbs_names=%q\n\n", strings.Join(names, " "))
+	fmt.Fprintf(&b, "complete -F _strata_pbs %s\ncomplete -F _strata strata\ncomplete -F _strata_pbs_bin strata-pbs\n", strings.Join(names, " "))
 	return b.String()
 }
 
@@ -105,6 +106,16 @@ const bashFunctions = `_strata_pbs_at() {
 _strata_pbs() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
   _strata_pbs_at "${COMP_WORDS[0]##*/}" "$cur" "$prev"
+}
+
+# strata-pbs COMMAND ...: the binary the command links point to.
+_strata_pbs_bin() {
+  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+  if [[ $COMP_CWORD -ge 2 && -n ${_strata_pbs_opts[${COMP_WORDS[1]}]+x} ]]; then
+    _strata_pbs_at "${COMP_WORDS[1]}" "$cur" "$prev"
+  elif [[ $COMP_CWORD -eq 1 ]]; then
+    COMPREPLY=($(compgen -W "$_strata_pbs_names --help --version" -- "$cur"))
+  fi
 }
 
 _strata() {

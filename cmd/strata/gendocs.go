@@ -115,7 +115,9 @@ func strataManPage() (string, error) {
 	b.WriteString(".SH SYNOPSIS\n.B strata\n[\\fB\\-\\-version\\fP] \\fIcommand\\fP [\\fIoptions\\fP]\n")
 	b.WriteString(".SH DESCRIPTION\n")
 	b.WriteString(roffLine("strata is one binary: the server, the node agent (mom), the cluster PKI, operator tools, "+
-		"the local-cluster tool and, when called through a link named like one, every PBS command. "+
+		"the local-cluster tool and every PBS command (strata qsub ...). "+
+		"The PBS command links (qsub, qstat, ...) point to strata-pbs, the same commands alone in a small static binary that starts faster; "+
+		"strata-pbs COMMAND ... runs one too. "+
 		"Run under systemd (JOURNAL_STREAM set), strata server and strata mom log to the journal with priorities and without timestamps. "+
 		"See also "+strings.Join(names, ", ")+", and docs/deploy.md.") + "\n")
 	b.WriteString(".SH GLOBAL OPTIONS\n.TP\n\\fB\\-\\-version\\fP, \\fB\\-v\\fP\nprint the version\n")
@@ -165,10 +167,8 @@ func pbsManPage(m pbscmd.Manual) string {
 	fmt.Fprintf(&b, ".TH %s %d \"\" \"Strata %s\" \"Strata PBS commands\"\n", strings.ToUpper(m.Name), m.Section, roffEscape(api.PBSVersion))
 	b.WriteString(".SH NAME\n")
 	usage := ""
-	for _, c := range append(pbscmd.Commands(), pbscmd.ReservationCommands()...) {
-		if c.Name == m.Name {
-			usage = c.Usage
-		}
+	if c, ok := pbscmd.Lookup(m.Name); ok {
+		usage = c.Usage
 	}
 	fmt.Fprintf(&b, "%s \\- %s\n", roffEscape(m.Name), roffEscape(usage))
 	b.WriteString(".SH SYNOPSIS\n.nf\n")

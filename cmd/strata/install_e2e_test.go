@@ -66,8 +66,8 @@ func TestMakeInstall(t *testing.T) {
 	}
 	for _, m := range pbscmd.Manuals() {
 		link := filepath.Join(usr, "bin", m.Name)
-		if target, err := os.Readlink(link); err != nil || target != "strata" {
-			t.Errorf("%s -> %q (%v), want a link to strata", link, target, err)
+		if target, err := os.Readlink(link); err != nil || target != "strata-pbs" {
+			t.Errorf("%s -> %q (%v), want a link to strata-pbs", link, target, err)
 		}
 		page := filepath.Join(usr, "share/man", fmt.Sprintf("man%d/%s.%d", m.Section, m.Name, m.Section))
 		if _, err := os.Stat(page); err != nil {
@@ -168,11 +168,14 @@ func TestMakeInstall(t *testing.T) {
 		out, err := exec.Command("bash", "-c", `source "$1"
 COMP_WORDS=(qsub -); COMP_CWORD=1; _strata_pbs; echo "qsub: ${COMPREPLY[*]}"
 COMP_WORDS=(strata tls issue --h); COMP_CWORD=3; _strata; echo "tls issue: ${COMPREPLY[*]}"
-COMP_WORDS=(strata qdel -); COMP_CWORD=2; _strata; echo "strata qdel: ${COMPREPLY[*]}"`, "bash", script).CombinedOutput()
+COMP_WORDS=(strata qdel -); COMP_CWORD=2; _strata; echo "strata qdel: ${COMPREPLY[*]}"
+COMP_WORDS=(strata-pbs pbs_r); COMP_CWORD=1; _strata_pbs_bin; echo "strata-pbs: ${COMPREPLY[*]}"
+COMP_WORDS=(strata-pbs qdel -); COMP_CWORD=2; _strata_pbs_bin; echo "strata-pbs qdel: ${COMPREPLY[*]}"`, "bash", script).CombinedOutput()
 		if err != nil {
 			t.Fatalf("bash: %v\n%s", err, out)
 		}
-		for _, want := range []string{"qsub: -a -A -c", " -l ", "tls issue: --host --help", "strata qdel: -W -x --version"} {
+		for _, want := range []string{"qsub: -a -A -c", " -l ", "tls issue: --host --help", "strata qdel: -W -x --version",
+			"strata-pbs: pbs_rsub pbs_rstat pbs_rdel pbs_ralter", "strata-pbs qdel: -W -x --version"} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("completion: no %q in\n%s", want, out)
 			}

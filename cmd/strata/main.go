@@ -1,7 +1,8 @@
-// Command strata is Strata's single multi-call binary: the server, the node
-// agent, the local-cluster tool and every PBS command. Invoked through a link
-// named like a PBS command (bin/qsub -> strata) it behaves as that command;
-// "strata qsub ..." does the same.
+// Command strata is Strata's multi-call binary: the server, the node agent,
+// the local-cluster tool and every PBS command ("strata qsub ..."). The PBS
+// command links (bin/qsub, ...) point to cmd/strata-pbs, the commands
+// alone in a binary that starts in half the time; invoked through a link
+// named like a PBS command, this one behaves as that command too.
 package main
 
 import (
@@ -24,15 +25,12 @@ func main() {
 }
 
 func run(args []string) int {
-	cmds := allCommands()
-	name := filepath.Base(args[0])
-	if name != "strata" {
-		for _, c := range cmds {
-			if c.Name == name {
-				return pbscmd.RunAlone(c, args)
-			}
-		}
+	// A link named like a PBS command (installations link them to
+	// strata-pbs, but a link to strata works the same).
+	if c, ok := pbscmd.Lookup(filepath.Base(args[0])); ok {
+		return pbscmd.RunAlone(c, args)
 	}
+	cmds := allCommands()
 	app := &cli.App{
 		Name:           "strata",
 		Usage:          "a PBS-compatible batch scheduler with AOE provisioning",
@@ -50,7 +48,6 @@ func allCommands() []*cli.Command {
 	var cmds []*cli.Command
 	cmds = append(cmds, serverCommand(), momCommand(), shepherdCommand(), genManCommand(), genCompletionCommand(), tlsCommand(), operatorCommand(), clustercmd.Command(), benchcmd.Command(), benchcmd.SimCommand(), simcmd.Command(), provisioncmd.Command(func(name string) *api.Client { return pbscmd.OSEnv().Connect(name).(*api.Client) }))
 	cmds = append(cmds, webcmd.Command(func(name string) *api.Client { return pbscmd.OSEnv().Connect(name).(*api.Client) }))
-	cmds = append(cmds, pbscmd.Commands()...)
-	cmds = append(cmds, pbscmd.ReservationCommands()...)
+	cmds = append(cmds, pbsCommands()...)
 	return cmds
 }

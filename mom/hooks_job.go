@@ -86,7 +86,7 @@ func (r *jobRunner) runJobHooks(event string, j *model.Job) *hooks.Outcome {
 		logger = log.New(io.MultiWriter(f, r.logger.Writer()), r.logger.Prefix(), r.logger.Flags())
 	}
 	// The agent holds no server state: pbs.server() gives the name only.
-	ev := hooks.Event{Type: event, Requestor: hookRequestor, RequestorHost: j.MSHost, Job: j, Vnodes: jobVnodes(j),
+	ev := hooks.Event{Type: event, Requestor: hookRequestor, RequestorHost: j.MSHost(), Job: j, Vnodes: jobVnodes(j),
 		Server: &hooks.ServerView{Name: j.Server}}
 	for _, h := range model.OrderedHooks(all, event) {
 		h := h

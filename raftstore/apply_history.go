@@ -35,11 +35,11 @@ func (w *writer) note(j *model.Job, now int64, format string, args ...any) {
 // svr_evaljobstate: hold, then execution time, else queued.
 func evalState(j *model.Job, now int64) {
 	switch {
-	case len(j.Deps) > 0:
+	case len(j.Deps()) > 0:
 		j.State, j.Substate = model.StateHeld, model.SubDependHold
 	case j.Hold != "" && j.Hold != "n":
 		j.State, j.Substate = model.StateHeld, model.SubHeld
-	case j.ExecTime > now:
+	case j.ExecTime() > now:
 		j.State, j.Substate = model.StateWaiting, model.SubWaiting
 	case j.Array != nil && j.Array.Begun():
 		j.State, j.Substate = model.StateBegun, model.SubArrayBegun

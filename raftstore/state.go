@@ -45,9 +45,9 @@ func schema() *memdb.DBSchema {
 		tableJobs: {Name: tableJobs, Indexes: map[string]*memdb.IndexSchema{
 			"id":    {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
 			"state": {Name: "state", Indexer: &memdb.StringFieldIndex{Field: "State"}},
-			"ms":    {Name: "ms", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "MSHost"}},
+			"ms":    {Name: "ms", AllowMissing: true, Indexer: jobStringIndex{"MSHost", (*model.Job).MSHost}},
 			"dep":   {Name: "dep", AllowMissing: true, Indexer: depIndexer{}},
-			"array": {Name: "array", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "ArrayID"}},
+			"array": {Name: "array", AllowMissing: true, Indexer: jobStringIndex{"ArrayID", (*model.Job).ArrayID}},
 		}},
 		tableVnodes: {Name: tableVnodes, Indexes: map[string]*memdb.IndexSchema{
 			"id":   {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Name"}},
@@ -239,7 +239,7 @@ func sortJobs(jobs []*model.Job) {
 		if a.IsSubjob() != b.IsSubjob() {
 			return !a.IsSubjob()
 		}
-		return a.ArrayIndex < b.ArrayIndex
+		return a.ArrayIndex() < b.ArrayIndex()
 	})
 }
 
@@ -374,12 +374,12 @@ type depIndexer struct{}
 
 func (depIndexer) FromObject(obj any) (bool, [][]byte, error) {
 	j, ok := obj.(*model.Job)
-	if !ok || len(j.Deps) == 0 {
+	if !ok || len(j.Deps()) == 0 {
 		return false, nil, nil
 	}
 	seen := map[string]bool{}
 	var out [][]byte
-	for _, d := range j.Deps {
+	for _, d := range j.Deps() {
 		if !seen[d.Job] {
 			seen[d.Job] = true
 			out = append(out, []byte(d.Job+"\x00"))

@@ -110,6 +110,7 @@ type Job struct {
 
 	Env        []EnvVar `json:"env"`              // Variable_List
 	Script     string   `json:"script,omitempty"` // the job script
+	Argv       []string `json:"argv,omitempty"`   // qsub -- prog args
 	SubmitArgs string   `json:"submit_args"`      // Submit_arguments
 	SubmitHost string   `json:"submit_host"`      // Submit_Host
 	Token      string   `json:"token,omitempty"`  // submission token for idempotent retries

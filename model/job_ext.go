@@ -8,7 +8,7 @@ import "reflect"
 // execution time, staging, group_list, umask, preemption state and a
 // subjob's place in its array. A job row is held by the state store for
 // every queued job; these fields made it 1,040 bytes (the 1,152-byte size
-// class) where the fields every job has fit in 680 (704). They live in a
+// class) where the fields every job has fit in 704. They live in a
 // side structure allocated when one of them is first set.
 //
 // Job embeds *JobExt so that encoding/json writes and reads the fields
@@ -21,8 +21,7 @@ import "reflect"
 // reads as zero values instead of a nil-pointer dereference. Setting a
 // zero value on a job without a JobExt allocates nothing.
 type JobExt struct {
-	Argv        []string `json:"argv,omitempty"`        // qsub -- prog args
-	Interactive bool     `json:"interactive,omitempty"` // PBS_ENVIRONMENT=PBS_INTERACTIVE
+	Interactive bool `json:"interactive,omitempty"` // PBS_ENVIRONMENT=PBS_INTERACTIVE
 	// InteractiveAddr is where qsub -I waits for the agent (host:port);
 	// InteractiveCookie proves to qsub that the agent speaks for this job
 	// (server/api/interactive.go). Users never see the cookie.
@@ -108,23 +107,6 @@ func (j *Job) copyExt() {
 	e.Deps = append([]Dep(nil), e.Deps...)
 	e.Signals = append([]Sig(nil), e.Signals...)
 	j.JobExt = &e
-}
-
-// Argv is the job's Argv (JobExt; zero when unset).
-func (j *Job) Argv() []string {
-	if j.JobExt == nil {
-		var zero []string
-		return zero
-	}
-	return j.JobExt.Argv
-}
-
-// SetArgv sets Argv.
-func (j *Job) SetArgv(v []string) {
-	if j.JobExt == nil && len(v) == 0 {
-		return
-	}
-	j.ext().Argv = v
 }
 
 // Interactive is the job's Interactive (JobExt; zero when unset).

@@ -159,13 +159,14 @@ type jobBeforeExt struct {
 	Select Select `json:"select"`
 	Place  Place  `json:"place"`
 
-	Env         []EnvVar `json:"env"`                   // Variable_List
-	Script      string   `json:"script,omitempty"`      // the job script
-	Argv        []string `json:"argv,omitempty"`        // qsub -- prog args
-	SubmitArgs  string   `json:"submit_args"`           // Submit_arguments
-	SubmitHost  string   `json:"submit_host"`           // Submit_Host
-	Token       string   `json:"token,omitempty"`       // submission token for idempotent retries
-	Interactive bool     `json:"interactive,omitempty"` // PBS_ENVIRONMENT=PBS_INTERACTIVE
+	Env    []EnvVar `json:"env"`              // Variable_List
+	Script string   `json:"script,omitempty"` // the job script
+	Argv   []string `json:"argv,omitempty"`   // qsub -- prog args
+
+	SubmitArgs  string `json:"submit_args"`           // Submit_arguments
+	SubmitHost  string `json:"submit_host"`           // Submit_Host
+	Token       string `json:"token,omitempty"`       // submission token for idempotent retries
+	Interactive bool   `json:"interactive,omitempty"` // PBS_ENVIRONMENT=PBS_INTERACTIVE
 	// InteractiveAddr is where qsub -I waits for the agent (host:port);
 	// InteractiveCookie proves to qsub that the agent speaks for this job
 	// (server/api/interactive.go). Users never see the cookie.

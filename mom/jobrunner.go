@@ -189,12 +189,12 @@ func (r *jobRunner) prepare() (*exec.Cmd, *os.File, *os.File, error) {
 	}
 
 	var argv []string
-	if len(j.Argv()) > 0 {
-		prog, err := lookPathIn(j.Argv()[0], envValue(env, "PATH"))
+	if len(j.Argv) > 0 {
+		prog, err := lookPathIn(j.Argv[0], envValue(env, "PATH"))
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		argv = append([]string{prog}, j.Argv()[1:]...)
+		argv = append([]string{prog}, j.Argv[1:]...)
 	} else {
 		script := filepath.Join(aux, fileScript)
 		if err := r.writeUserFile(script, []byte(j.Script), 0o500); err != nil {

@@ -158,7 +158,7 @@ func TestShepherdJoinOE(t *testing.T) {
 func TestShepherdArgv(t *testing.T) {
 	out := t.TempDir()
 	j := testJob("16.srv", "", out)
-	j.SetArgv([]string{"echo", "direct", "$HOME"}) // no shell: $HOME stays literal
+	j.Argv = []string{"echo", "direct", "$HOME"} // no shell: $HOME stays literal
 	res := runShepherd(t, t.TempDir(), j, time.Second)
 	if res.Exit != 0 {
 		t.Fatalf("exit = %d (%s)", res.Exit, res.Comment)

@@ -89,12 +89,12 @@ func (c *compactor) job(j *model.Job) {
 	if j.JobExt.IsZero() {
 		j.JobExt = nil // cleared again (a requeued job): the row alone is the job
 	}
+	for i := range j.Argv {
+		j.Argv[i] = str(j.Argv[i])
+	}
 	if e := j.JobExt; e != nil {
 		for _, p := range []*string{&e.GroupList, &e.Umask, &e.Depend, &e.MSHost} {
 			*p = str(*p)
-		}
-		for i := range e.Argv {
-			e.Argv[i] = str(e.Argv[i])
 		}
 	}
 	j.Env = c.env(j.Env)

@@ -115,11 +115,11 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 		Place:        place,
 		Env:          req.Env,
 		Script:       req.Script,
+		Argv:         req.Argv,
 		SubmitArgs:   req.SubmitArgs,
 		SubmitHost:   id.Host,
 		Token:        req.Token,
 	}
-	j.SetArgv(req.Argv)
 	if req.Hold != "" {
 		if strings.Trim(req.Hold, "uos") != "" {
 			return nil, model.Errorf(model.PBSEBadAttrVal, " Hold_Types")
@@ -355,7 +355,6 @@ func interactiveSession(j *model.Job, req *api.SubmitRequest) error {
 	j.SetInteractiveAddr(req.Interactive)
 	j.SetInteractiveCookie(req.InteractiveCookie)
 	j.Rerun = false
-	j.Script = ""
-	j.SetArgv(nil)
+	j.Script, j.Argv = "", nil
 	return nil
 }

@@ -140,6 +140,7 @@ func (w *writer) putJob(j *model.Job) {
 			return
 		}
 	}
+	w.must(moveStateGroups(w.txn, w.jobRow(j.ID), j))
 	if j.IsSubjob() {
 		if r := w.finishedSubjobRecord(j.ID); r != nil {
 			w.must(deleteDone(w.txn, r.ID))
@@ -159,6 +160,7 @@ func (w *writer) deleteJobRow(j *model.Job) {
 	if old := w.jobRow(j.ID); old != nil {
 		w.touchHost(old.MSHost())
 		w.tokens.dropLater(old)
+		w.must(moveStateGroups(w.txn, old, nil))
 	}
 	w.must(w.txn.Delete(tableJobs, j))
 	w.touch(tableJobs)

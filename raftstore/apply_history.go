@@ -75,10 +75,7 @@ func containsRune(s string, r rune) bool {
 func (w *writer) jobsInStates(states ...string) []*model.Job {
 	var out []*model.Job
 	for _, st := range states {
-		it, _ := w.txn.Get(tableJobs, "state", st)
-		for raw := it.Next(); raw != nil; raw = it.Next() {
-			out = append(out, raw.(*model.Job))
-		}
+		out = append(out, jobsInState(w.txn, st)...)
 	}
 	sortJobs(out)
 	return out

@@ -361,9 +361,8 @@ func (w *writer) requeueJobs(c *RequeueJobs) any {
 func (w *writer) purge(c *PurgeHistory) any {
 	var old []*model.Job
 	for _, state := range []string{model.StateFinished, model.StateExpired} {
-		it, _ := w.txn.Get(tableJobs, "state", state)
-		for raw := it.Next(); raw != nil; raw = it.Next() {
-			if j := raw.(*model.Job); j.Obit() < c.Before {
+		for _, j := range jobsInState(w.txn, state) {
+			if j.Obit() < c.Before {
 				old = append(old, j)
 			}
 		}

@@ -332,6 +332,9 @@ func readSnapshot(r io.Reader, st *StateStore) error {
 			return fmt.Errorf("insert %s: %w", rec.Kind, err)
 		}
 	}
+	if err := rebuildStateGroups(txn); err != nil {
+		return err
+	}
 	txn.Commit()
 	return nil
 }

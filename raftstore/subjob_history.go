@@ -217,6 +217,7 @@ func (w *writer) finishedSubjobRecord(id string) *finishedSubjob {
 // the compactor) compactly, in place of its row in the jobs table.
 func (w *writer) putFinishedSubjob(j *model.Job) {
 	if old := w.jobRow(j.ID); old != nil {
+		w.must(moveStateGroups(w.txn, old, nil))
 		w.must(w.txn.Delete(tableJobs, old))
 	}
 	w.must(putDone(w.txn, w.pack.finished(j)))

@@ -47,17 +47,19 @@ func memFigure(ctx context.Context, exe string, n int) (float64, error) {
 	pid, _ := c.pids()
 	metrics := metricsURL(c.dir)
 	before := sampleMemory(pid, metrics)
+	cpu0 := cpuMs(pid)
 	t0 := time.Now()
 	per, err := memoryPerJob(ctx, c.client, c.dir, n)
 	if err != nil {
 		return 0, err
 	}
 	secs := time.Since(t0).Seconds()
+	cpu := (cpuMs(pid) - cpu0) / float64(n)
 	after := sampleMemory(pid, metrics)
 	if dir := os.Getenv("STRATA_PROFILE_DIR"); dir != "" {
 		heapProfile(pid, dir)
 	}
-	fmt.Fprintf(os.Stderr, "mem before: %v\nmem after %d held jobs (%.1f s): %v\n", before, n, secs, after)
+	fmt.Fprintf(os.Stderr, "mem before: %v\nmem after %d held jobs (%.1f s, %.0f jobs/s, server CPU %.3f ms/job): %v\n", before, n, secs, float64(n)/secs, cpu, after)
 	d := func(get func(memSample) int64) float64 { return float64(get(after)-get(before)) / float64(n) }
 	fmt.Fprintf(os.Stderr, "mem per job: RSS %.0f B (anon %.0f, file %.0f, raft.db %.0f); heap alloc %.0f, goal %.0f\n",
 		per, d(func(s memSample) int64 { return s.anon }), d(func(s memSample) int64 { return s.file }),

@@ -59,14 +59,25 @@ func memFigure(ctx context.Context, exe string, n int) (float64, error) {
 	if dir := os.Getenv("STRATA_PROFILE_DIR"); dir != "" {
 		heapProfile(pid, dir)
 	}
+	// And once the burst is over: the server returns its free heap when
+	// idle (server/memtrim.go checks every 5 s).
+	time.Sleep(memSettle)
+	settled := sampleMemory(pid, metrics)
 	fmt.Fprintf(os.Stderr, "mem before: %v\nmem after %d held jobs (%.1f s, %.0f jobs/s, server CPU %.3f ms/job): %v\n", before, n, secs, float64(n)/secs, cpu, after)
 	d := func(get func(memSample) int64) float64 { return float64(get(after)-get(before)) / float64(n) }
 	fmt.Fprintf(os.Stderr, "mem per job: RSS %.0f B (anon %.0f, file %.0f, raft.db %.0f); heap alloc %.0f, goal %.0f\n",
 		per, d(func(s memSample) int64 { return s.anon }), d(func(s memSample) int64 { return s.file }),
 		d(func(s memSample) int64 { return s.raftDB }), d(func(s memSample) int64 { return s.heapAlloc }),
 		d(func(s memSample) int64 { return s.nextGC }))
+	fmt.Fprintf(os.Stderr, "mem per job %s later, idle: RSS %.0f B (anon %.0f, file %.0f); heap alloc %.0f, in use %.0f, sys %.0f\n", memSettle,
+		float64(settled.rss-before.rss)/float64(n), float64(settled.anon-before.anon)/float64(n),
+		float64(settled.file-before.file)/float64(n), float64(settled.heapAlloc-before.heapAlloc)/float64(n),
+		float64(settled.heapInuse-before.heapInuse)/float64(n), float64(settled.sys-before.sys)/float64(n))
 	return per, nil
 }
+
+// memSettle is how long the memory figure waits for the idle sample.
+const memSettle = 15 * time.Second
 
 // metricsURL is the first server's metrics address from the cluster's env
 // file ("" when it has none).

@@ -58,11 +58,11 @@ func readMemTrimSample() memTrimSample {
 }
 
 // shouldTrim decides from two consecutive samples: idle (less allocated
-// since the last check than 1/32 of the live heap, at least 1 MiB) and
-// holding more than a quarter of the live heap beyond it (at least
-// memTrimMinExcess).
+// since the last check than 1/32 of the live heap, between 1 and 16 MiB:
+// a large server that still runs cycles is not idle) and holding more than
+// a quarter of the live heap beyond it (at least memTrimMinExcess).
 func shouldTrim(prev, cur memTrimSample) bool {
-	idle := cur.allocs-prev.allocs < max(1<<20, cur.live/32)
+	idle := cur.allocs-prev.allocs < min(max(1<<20, cur.live/32), 16<<20)
 	excess := uint64(0)
 	if cur.heap > cur.live {
 		excess = cur.heap - cur.live

@@ -13,22 +13,21 @@ func TestShouldTrim(t *testing.T) {
 	live := uint64(100 * mib)
 	base := memTrimSample{allocs: 1000 * mib, live: live, heap: 2 * live}
 	for _, c := range []struct {
-		name      string
-		allocated uint64
-		heap      uint64
-		want      bool
+		name            string
+		live, allocated uint64
+		heap            uint64
+		want            bool
 	}{
-		{"idle after a burst", 1 * mib, 2 * live, true},
-		{"still allocating", 50 * mib, 2 * live, false},
-		{"idle, little beyond the live heap", 0, live + 20*mib, false},
-		{"idle, small heap", 0, 20 * mib, false},
+		{"idle after a burst", live, 1 * mib, 2 * live, true},
+		{"still allocating", live, 50 * mib, 2 * live, false},
+		{"idle, little beyond the live heap", live, 0, live + 20*mib, false},
+		{"idle, small heap", 10 * mib, 0, 20 * mib, false},
+		{"2 GiB live, 20 MiB allocated in 5 s", 2048 * mib, 20 * mib, 4096 * mib, false},
+		{"2 GiB live, idle", 2048 * mib, 2 * mib, 4096 * mib, true},
 	} {
 		cur := base
 		cur.allocs += c.allocated
-		cur.heap = c.heap
-		if c.name == "idle, small heap" {
-			cur.live = 10 * mib
-		}
+		cur.live, cur.heap = c.live, c.heap
 		if got := shouldTrim(base, cur); got != c.want {
 			t.Errorf("%s: shouldTrim %v, want %v", c.name, got, c.want)
 		}

@@ -2,10 +2,11 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"testing"
 	"unsafe"
+
+	"github.com/strata-hpc/strata/internal/fillvalue"
 )
 
 // TestJobExtJSONBothWays: the Raft log, snapshots, the API and agents'
@@ -15,7 +16,7 @@ import (
 // objects are equal (only the order of the keys moved).
 func TestJobExtJSONBothWays(t *testing.T) {
 	old := &jobBeforeExt{}
-	fillValue(reflect.ValueOf(old).Elem(), 1)
+	fillvalue.Fill(reflect.ValueOf(old).Elem(), 1)
 	oldJSON, err := json.Marshal(old)
 	if err != nil {
 		t.Fatal(err)
@@ -86,41 +87,6 @@ func TestJobCopyOwnsExt(t *testing.T) {
 	d.SetMSHost("n3")
 	if stored.MSHost() != "n1" || len(stored.Signals()) != 1 {
 		t.Fatalf("stored job changed through a copy: %s %v", stored.MSHost(), stored.Signals())
-	}
-}
-
-// fillValue sets every settable field of v to a non-zero value.
-func fillValue(v reflect.Value, n int) {
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(fmt.Sprintf("s%d", n))
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		v.SetInt(int64(n))
-	case reflect.Uint64, reflect.Uint, reflect.Uint32:
-		v.SetUint(uint64(n))
-	case reflect.Float64:
-		v.SetFloat(float64(n))
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Pointer:
-		v.Set(reflect.New(v.Type().Elem()))
-		fillValue(v.Elem(), n)
-	case reflect.Slice:
-		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
-		fillValue(v.Index(0), n)
-	case reflect.Map:
-		m := reflect.MakeMap(v.Type())
-		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
-		fillValue(k, n)
-		fillValue(e, n)
-		m.SetMapIndex(k, e)
-		v.Set(m)
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				fillValue(v.Field(i), n+i)
-			}
-		}
 	}
 }
 

@@ -81,8 +81,14 @@ func memoryPerJob(tb testing.TB, n int) float64 {
 			f.Close()
 		}
 	}
-	if got := len(h.fsm.State().Snapshot().JobsInState(model.StateHeld)); got != n+maxAcctRecords {
+	held := h.fsm.State().Snapshot().JobsInState(model.StateHeld)
+	if got := len(held); got != n+maxAcctRecords {
 		tb.Fatalf("%d held jobs stored, want %d", got, n+maxAcctRecords)
+	}
+	for _, j := range held {
+		if j.JobExt != nil {
+			tb.Fatalf("held job %s has a JobExt (%+v): a plain qsub job must not pay for one", j.ID, *j.JobExt)
+		}
 	}
 	runtime.KeepAlive(h)
 	return float64(int64(after)-int64(before)) / float64(n)

@@ -1,6 +1,7 @@
 package raftstore
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -103,15 +104,7 @@ func acctAfter(txn *memdb.Txn, after uint64, limit int) []*model.AcctRecord {
 	var out []*model.AcctRecord
 	for raw := it.Next(); raw != nil && len(out) < limit; raw = it.Next() {
 		recs := raw.(*acctChunk).Recs
-		i, _ := slices.BinarySearchFunc(recs, after+1, func(r *model.AcctRecord, seq uint64) int {
-			switch {
-			case r.Seq < seq:
-				return -1
-			case r.Seq > seq:
-				return 1
-			}
-			return 0
-		})
+		i, _ := slices.BinarySearchFunc(recs, after+1, func(r *model.AcctRecord, seq uint64) int { return cmp.Compare(r.Seq, seq) })
 		for _, r := range recs[i:] {
 			if len(out) == limit {
 				break
@@ -125,15 +118,7 @@ func acctAfter(txn *memdb.Txn, after uint64, limit int) []*model.AcctRecord {
 // restoreAcct puts a snapshot's accounting records back into chunks, in
 // Seq order.
 func restoreAcct(txn *memdb.Txn, recs []*model.AcctRecord) error {
-	slices.SortFunc(recs, func(a, b *model.AcctRecord) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(recs, func(a, b *model.AcctRecord) int { return cmp.Compare(a.Seq, b.Seq) })
 	for i, r := range recs {
 		if i > 0 && recs[i-1].Seq == r.Seq {
 			continue // the same record twice: one row each used to keep one

@@ -19,7 +19,7 @@ import (
 // every submission and scheduling cycle; instead, once the server has
 // stopped allocating (a burst is over), the free part of the heap is
 // handed back (debug.FreeOSMemory: one collection, then the free pages
-// are released). Each check reads three runtime counters; a trim costs one
+// are released). Each check reads a few runtime counters; a trim costs one
 // collection, at most once per memTrimMinGap and only while idle.
 //
 // A site that set GOMEMLIMIT or GOGC=off manages the heap itself: the

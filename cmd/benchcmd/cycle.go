@@ -126,7 +126,7 @@ stores a submitted job as decoded from its entry instead of a copy of it
 (the copy left the decoded row behind as garbage in the same size class,
 so a burst left the spans of rows half empty once collected). And the
 server returns its free heap to the system once it is idle
-(server/memtrim.go): every 5 s it reads three runtime counters, and when
+(server/memtrim.go): every 5 s it reads a few runtime counters, and when
 less than 1/32 of the live heap (at most 16 MiB) was allocated since the
 last check while the heap holds more than a quarter of the live heap
 beyond it (at least 16 MiB), it runs one collection and releases the free

@@ -50,23 +50,23 @@ func JobAttrs(j *model.Job, defs model.ResourceDefs) map[string]any {
 	str("Mail_Points", j.Mail)
 	str("Mail_Users", j.MailTo)
 	str("Shell_Path_List", j.Shell)
-	str("umask", j.Umask)
+	str("umask", j.Umask())
 	str("comment", j.Comment)
 	str("Submit_arguments", j.SubmitArgs)
 	str("Submit_Host", j.SubmitHost)
-	str("depend", j.Depend)
-	str("group_list", j.GroupList)
-	str("array_id", j.ArrayID)
+	str("depend", j.Depend())
+	str("group_list", j.GroupList())
+	str("array_id", j.ArrayID())
 	num("ctime", j.Ctime)
 	num("qtime", j.Qtime)
 	num("mtime", j.Mtime)
 	num("etime", j.Etime)
 	num("stime", j.Stime)
-	num("obittime", j.Obit)
-	num("Execution_Time", j.ExecTime)
+	num("obittime", j.Obit())
+	num("Execution_Time", j.ExecTime())
 	num("session_id", int64(j.SessionID))
-	if j.ArrayID != "" {
-		a["array_index"] = j.ArrayIndex
+	if j.ArrayID() != "" {
+		a["array_index"] = j.ArrayIndex()
 	}
 	if j.Array != nil {
 		a["array"] = true

@@ -336,7 +336,7 @@ func (a *ArrayState) Indices(s IndexSet) string {
 func (j *Job) IsArray() bool { return j.Array != nil }
 
 // IsSubjob reports whether j is a subjob.
-func (j *Job) IsSubjob() bool { return j.ArrayID != "" }
+func (j *Job) IsSubjob() bool { return j.ArrayID() != "" }
 
 // OrderRank is the job's place in submission order: Rank, which qorder
 // swaps, or Seq for jobs stored before Rank existed.
@@ -410,25 +410,28 @@ func ParseIndexRange(s string) (from, to, step int64, err error) {
 func (p *Job) NewSubjob(idx int64) *Job {
 	s := p.Copy()
 	s.ID = SubjobID(p.ID, idx)
-	s.ArrayID = p.ID
-	s.ArrayIndex = idx
+	s.SetArrayID(p.ID)
+	s.SetArrayIndex(idx)
 	s.Array = nil
 	s.Token = ""
 	ix := strconv.FormatInt(idx, 10)
 	s.Output = strings.ReplaceAll(p.Output, ArrayIndexMarker, ix)
 	s.Error = strings.ReplaceAll(p.Error, ArrayIndexMarker, ix)
 	// PBS fills the index into staging paths too.
-	s.Stagein = strings.ReplaceAll(p.Stagein, ArrayIndexMarker, ix)
-	s.Stageout = strings.ReplaceAll(p.Stageout, ArrayIndexMarker, ix)
+	s.SetStagein(strings.ReplaceAll(p.Stagein(), ArrayIndexMarker, ix))
+	s.SetStageout(strings.ReplaceAll(p.Stageout(), ArrayIndexMarker, ix))
 	s.State, s.Substate = StateQueued, SubQueued
 	s.Hold = "n"
 	s.Comment = ""
 	s.History = nil
 	s.Exit, s.Used, s.Exec = nil, nil, nil
-	s.EstStart, s.EstExec, s.TopJob = 0, nil, false
-	s.NeverRunEpoch = 0
+	s.SetEstStart(0)
+	s.SetEstExec(nil)
+	s.SetTopJob(false)
+	s.SetNeverRunEpoch(0)
 	s.RunCount = 0
-	s.Stime, s.Obit = 0, 0
-	s.Deps = nil
+	s.Stime = 0
+	s.SetObit(0)
+	s.SetDeps(nil)
 	return s
 }

@@ -108,102 +108,44 @@ type Job struct {
 	Select Select `json:"select"`
 	Place  Place  `json:"place"`
 
-	Env         []EnvVar `json:"env"`                   // Variable_List
-	Script      string   `json:"script,omitempty"`      // the job script
-	Argv        []string `json:"argv,omitempty"`        // qsub -- prog args
-	SubmitArgs  string   `json:"submit_args"`           // Submit_arguments
-	SubmitHost  string   `json:"submit_host"`           // Submit_Host
-	Token       string   `json:"token,omitempty"`       // submission token for idempotent retries
-	Interactive bool     `json:"interactive,omitempty"` // PBS_ENVIRONMENT=PBS_INTERACTIVE
-	// InteractiveAddr is where qsub -I waits for the agent (host:port);
-	// InteractiveCookie proves to qsub that the agent speaks for this job
-	// (server/api/interactive.go). Users never see the cookie.
-	InteractiveAddr   string `json:"interactive_addr,omitempty"`
-	InteractiveCookie string `json:"interactive_cookie,omitempty"`
+	Env        []EnvVar `json:"env"`              // Variable_List
+	Script     string   `json:"script,omitempty"` // the job script
+	Argv       []string `json:"argv,omitempty"`   // qsub -- prog args
+	SubmitArgs string   `json:"submit_args"`      // Submit_arguments
+	SubmitHost string   `json:"submit_host"`      // Submit_Host
+	Token      string   `json:"token,omitempty"`  // submission token for idempotent retries
 
 	Ctime int64 `json:"ctime"`           // created
 	Qtime int64 `json:"qtime"`           // entered the queue
 	Mtime int64 `json:"mtime"`           // last modified
 	Etime int64 `json:"etime"`           // became eligible
 	Stime int64 `json:"stime,omitempty"` // started
-	Obit  int64 `json:"obittime,omitempty"`
 
-	Exec []ExecChunk `json:"exec,omitempty"` // exec_vnode, structured
-	// MSHost is the mother superior: the host whose agent runs the script.
-	MSHost string `json:"ms_host,omitempty"`
-	// Exclusive records that the job holds its vnodes exclusively.
-	Exclusive bool              `json:"exclusive,omitempty"`
+	Exec      []ExecChunk       `json:"exec,omitempty"` // exec_vnode, structured
 	SessionID int               `json:"session_id,omitempty"`
 	Exit      *int              `json:"exit_status,omitempty"`
 	Used      map[string]string `json:"resources_used,omitempty"`
 	Comment   string            `json:"comment,omitempty"`
 	RunCount  int               `json:"run_count"`
-
-	// KillRequested is set by qdel on a running job; the agent sees it and
-	// signals the job. KillSignal is the signal a qsig asked for.
-	KillRequested bool   `json:"kill_requested,omitempty"`
-	Signals       []Sig  `json:"signals,omitempty"`
-	Deleter       string `json:"deleter,omitempty"`
-
-	// NeverRunEpoch records the resource epoch at which the scheduler found
-	// the job can never run; the job is not looked at again until the vnodes
-	// or resources change (the epoch moves).
-	NeverRunEpoch uint64 `json:"never_run_epoch,omitempty"`
-
-	// ExecTime is Execution_Time (qsub -a): the job waits in W until then.
-	ExecTime int64 `json:"execution_time,omitempty"`
-	// Depend is the depend attribute as submitted (ids expanded); Deps are
-	// the dependencies still pending, which keep the job in H/22.
-	Depend string `json:"depend,omitempty"`
-	Deps   []Dep  `json:"deps,omitempty"`
-	// GroupList is group_list (qsub -W group_list).
-	GroupList string `json:"group_list,omitempty"`
-	// Umask is umask (qsub -W umask): octal digits, the mask the job and
-	// its output files are created with; "" means DefaultUmask.
-	Umask string `json:"umask,omitempty"`
-	// Stagein and Stageout are stagein and stageout (qsub -W): PBS
-	// staging lists, checked by ParseStageList (model/stage.go).
-	Stagein  string `json:"stagein,omitempty"`
-	Stageout string `json:"stageout,omitempty"`
-	// CreateResvFromJob is qsub -W create_resv_from_job=true: when the
-	// job starts, a reservation is made of its vnodes and walltime and the
-	// job moves into it (raftstore/apply_resv_job.go).
-	CreateResvFromJob bool `json:"create_resv_from_job,omitempty"`
-	// RequeueOnEnd is set by qrerun: the kill the agent delivers ends in a
-	// requeue rather than in history.
-	RequeueOnEnd bool `json:"requeue_on_end,omitempty"`
-	// PreemptedAt is time_preempted (model/preempt.go): when the scheduler
-	// last preempted the job; Preempting is the method (C) still under
-	// way, whose vnodes are freed when the job's end is reported.
-	PreemptedAt int64  `json:"time_preempted,omitempty"`
-	Preempting  string `json:"preempting,omitempty"`
 	// History is the job's bounded event log (tracejob), appended by the
 	// FSM on every transition with the command's time.
 	History []Event `json:"history,omitempty"`
 
-	// EstStart is estimated.start_time: when the scheduler plans to start
-	// this queued top job (Unix seconds, 0 when none). EstExec is
-	// estimated.exec_vnode, structured like Exec: the vnodes the plan holds.
-	// TopJob is topjob. The scheduler reads them back each cycle so that a
-	// top job's plan is kept, not rebuilt from nothing.
-	EstStart int64       `json:"estimated_start_time,omitempty"`
-	EstExec  []ExecChunk `json:"estimated_exec,omitempty"`
-	TopJob   bool        `json:"topjob,omitempty"`
-	// EstSoftWalltime is estimated.soft_walltime (seconds): the scheduler's
-	// extension of a running job's soft_walltime once it was passed
-	// (model/softwall.go); 0 until then.
-	EstSoftWalltime int64 `json:"estimated_soft_walltime,omitempty"`
-
 	// Array is set on an array parent (seq[].server): its indices and the
 	// compact state of its subjobs. ArrayID and ArrayIndex are set on a
 	// subjob: its parent's id and its index.
-	Array      *ArrayState `json:"array,omitempty"`
-	ArrayID    string      `json:"array_id,omitempty"`
-	ArrayIndex int64       `json:"array_index,omitempty"`
+	Array *ArrayState `json:"array,omitempty"`
 	// Rank is the job's place in submission order, Seq at submission;
 	// qorder swaps two jobs' ranks. Nil (jobs stored before it existed)
 	// means Seq. See OrderRank.
 	Rank *int64 `json:"rank,omitempty"`
+
+	// JobExt holds the attributes most queued jobs never set (exec host,
+	// signals, estimates, dependencies, staging, preemption, array
+	// index...): nil until one is set (model/job_ext.go). Its JSON fields
+	// are the job's own (encoding/json flattens an embedded struct), so the
+	// Raft log, snapshots and the API carry the same attributes as before.
+	*JobExt
 }
 
 // Event is one line of a job's life as tracejob prints it.
@@ -221,7 +163,7 @@ type Dep struct {
 
 // EstExecVnode formats estimated.exec_vnode like exec_vnode.
 func (j *Job) EstExecVnode(defs ResourceDefs) string {
-	return (&Job{Exec: j.EstExec}).ExecVnode(defs)
+	return (&Job{Exec: j.EstExec()}).ExecVnode(defs)
 }
 
 // Sig is a signal request for a running job, numbered so agents deliver
@@ -241,8 +183,7 @@ func (j *Job) Copy() *Job {
 	// Appending to a shared backing array could write into a reader's
 	// view; give the copy its own slices.
 	c.History = append([]Event(nil), j.History...)
-	c.Deps = append([]Dep(nil), j.Deps...)
-	c.Signals = append([]Sig(nil), j.Signals...)
+	c.copyExt()
 	if j.Array != nil {
 		c.Array = j.Array.Copy()
 	}
@@ -409,7 +350,7 @@ func ParseUmask(s string) (int, bool) {
 
 // JobUmask is the job's umask (DefaultUmask when unset or invalid).
 func (j *Job) JobUmask() int {
-	if v, ok := ParseUmask(j.Umask); ok {
+	if v, ok := ParseUmask(j.Umask()); ok {
 		return v
 	}
 	return DefaultUmask

@@ -22,9 +22,9 @@ func TestParseStageList(t *testing.T) {
 }
 
 func TestSubjobStagingIndex(t *testing.T) {
-	p := &Job{ID: "5[].s", Array: &ArrayState{}, Stagein: "in.^array_index^@h:/d/in.^array_index^", Stageout: "o^array_index^@h:/r/"}
+	p := &Job{ID: "5[].s", Array: &ArrayState{}, JobExt: &JobExt{Stagein: "in.^array_index^@h:/d/in.^array_index^", Stageout: "o^array_index^@h:/r/"}}
 	s := p.NewSubjob(3)
-	if s.Stagein != "in.3@h:/d/in.3" || s.Stageout != "o3@h:/r/" {
-		t.Errorf("subjob staging %q %q", s.Stagein, s.Stageout)
+	if s.Stagein() != "in.3@h:/d/in.3" || s.Stageout() != "o3@h:/r/" {
+		t.Errorf("subjob staging %q %q", s.Stagein(), s.Stageout())
 	}
 }

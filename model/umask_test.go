@@ -13,7 +13,7 @@ func TestParseUmask(t *testing.T) {
 			t.Errorf("ParseUmask(%q) accepted", s)
 		}
 	}
-	if (&Job{}).JobUmask() != 0o77 || (&Job{Umask: "22"}).JobUmask() != 0o22 {
+	if (&Job{}).JobUmask() != 0o77 || (&Job{JobExt: &JobExt{Umask: "22"}}).JobUmask() != 0o22 {
 		t.Errorf("JobUmask default or value wrong")
 	}
 }

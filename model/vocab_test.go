@@ -78,7 +78,8 @@ func TestJobHelpers(t *testing.T) {
 			{Shares: []VnodeShare{{Vnode: "n1[0]", Host: "n1", Amounts: map[string]float64{"ncpus": 2}}}},
 			{Shares: []VnodeShare{{Vnode: "n1[1]", Host: "n1", Amounts: map[string]float64{"ncpus": 1}}, {Vnode: "n2", Host: "n2"}}},
 		},
-		EstExec: []ExecChunk{{Shares: []VnodeShare{{Vnode: "n3", Host: "n3", Amounts: map[string]float64{"ncpus": 4}}}}},
+
+		JobExt: &JobExt{EstExec: []ExecChunk{{Shares: []VnodeShare{{Vnode: "n3", Host: "n3", Amounts: map[string]float64{"ncpus": 4}}}}}},
 	}
 	if got := j.Hosts(); !slices.Equal(got, []string{"n1", "n2"}) {
 		t.Errorf("Hosts = %v", got)

@@ -104,7 +104,7 @@ func TestAgentKillsDeletedJob(t *testing.T) {
 	startAgent(t, srv, spoolDir)
 	fs.addJob(testJob("24.srv", "sleep 30\n", out))
 	waitFor(t, agentTimeout, "started event", func() bool { return len(fs.eventsFor("24.srv", api.EventStarted)) > 0 })
-	fs.update("24.srv", func(j *model.Job) { j.KillRequested = true })
+	fs.update("24.srv", func(j *model.Job) { j.SetKillRequested(true) })
 	waitFor(t, agentTimeout, "ended event", func() bool { return len(fs.eventsFor("24.srv", api.EventEnded)) > 0 })
 	// sh dies on SIGTERM: 256 + 15.
 	if ev := fs.eventsFor("24.srv", api.EventEnded)[0]; ev.Exit != 271 {

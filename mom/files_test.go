@@ -22,7 +22,7 @@ func TestOutputFilesUseJobUmask(t *testing.T) {
 	} {
 		out := worldDir(t, 0o777)
 		j := testJob("30.srv", "umask\n", out)
-		j.Umask = tc.umask
+		j.SetUmask(tc.umask)
 		res := runShepherd(t, t.TempDir(), j, time.Second)
 		if res.Exit != 0 {
 			t.Fatalf("umask %q: result %+v", tc.umask, res)

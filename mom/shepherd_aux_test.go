@@ -122,7 +122,7 @@ func TestRunRecordFiles(t *testing.T) {
 		t.Fatalf("launch parameters in job.json: %+v, %v", lp, err)
 	}
 	waitFor(t, agentTimeout, "started event", func() bool { return len(fs.eventsFor("33.srv", api.EventStarted)) > 0 })
-	fs.update("33.srv", func(j *model.Job) { j.KillRequested = true })
+	fs.update("33.srv", func(j *model.Job) { j.SetKillRequested(true) })
 	waitFor(t, agentTimeout, "ended event", func() bool { return len(fs.eventsFor("33.srv", api.EventEnded)) > 0 })
 	if log := readFile(t, filepath.Join(spoolDir, fileLog)); !strings.Contains(log, "shepherd 33.srv.1: ") || !strings.Contains(log, "kill requested") {
 		t.Errorf("shepherd log:\n%s", log)

@@ -89,7 +89,7 @@ func (s *Simulator) reconcileLocked(h *simHost, jobs []*api.WorkItem, now time.T
 				h.pending = append(h.pending, api.JobEvent{JobID: j.ID, Kind: api.EventFailed, Exit: model.ExitInitAbort, Run: j.RunCount,
 					Comment: "job lost: the execution host has no record of it"})
 			}
-		case j.KillRequested && !r.ended:
+		case j.KillRequested() && !r.ended:
 			// A killed job ends as a job killed by SIGTERM does (PBS
 			// reports 256+signal).
 			r.exit = 256 + 15

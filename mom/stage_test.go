@@ -233,8 +233,8 @@ func TestStageInAndOutOverSSH(t *testing.T) {
 	work := worldDir(t, 0o777)
 	script := "cd " + work + "\ncat in.dat > a.out\necho b > b.out\necho keep > keep.log\n"
 	j := nobodyJob("50.srv", script, worldDir(t, 0o777))
-	j.Stagein = work + "/in.dat@otherhost:" + filepath.Join(f.remote, "in.dat")
-	j.Stageout = work + "/*.out@otherhost:" + filepath.Join(f.remote, "results")
+	j.SetStagein(work + "/in.dat@otherhost:" + filepath.Join(f.remote, "in.dat"))
+	j.SetStageout(work + "/*.out@otherhost:" + filepath.Join(f.remote, "results"))
 	res := f.run(t, t.TempDir(), j)
 	if res.Exit != 0 || res.Comment != "" {
 		t.Fatalf("result %+v", res)
@@ -263,8 +263,8 @@ func TestStageInFailure(t *testing.T) {
 	os.WriteFile(filepath.Join(f.remote, "ok.dat"), []byte("ok\n"), 0o644)
 	work := worldDir(t, 0o777)
 	j := nobodyJob("51.srv", "touch "+work+"/ran\n", worldDir(t, 0o777))
-	j.Stagein = work + "/ok.dat@otherhost:" + filepath.Join(f.remote, "ok.dat") +
-		"," + work + "/missing.dat@otherhost:" + filepath.Join(f.remote, "missing.dat")
+	j.SetStagein(work + "/ok.dat@otherhost:" + filepath.Join(f.remote, "ok.dat") +
+		"," + work + "/missing.dat@otherhost:" + filepath.Join(f.remote, "missing.dat"))
 	res := f.run(t, t.TempDir(), j)
 	if res.Kind != model.JobEventStageinFailed || !strings.Contains(res.Comment, "Unable to copy file "+work+"/missing.dat from otherhost:") {
 		t.Fatalf("result %+v", res)
@@ -296,7 +296,7 @@ func TestStagingAsOwnerOnly(t *testing.T) {
 	os.Lchown(filepath.Join(work, "out.lnk"), nobodyUID, nobodyUID)
 
 	j := nobodyJob("52.srv", "true\n", worldDir(t, 0o777))
-	j.Stagein = work + "/in.lnk@otherhost:" + filepath.Join(f.remote, "evil")
+	j.SetStagein(work + "/in.lnk@otherhost:" + filepath.Join(f.remote, "evil"))
 	res := f.run(t, t.TempDir(), j)
 	if res.Kind != model.JobEventStageinFailed || !strings.Contains(res.Comment, "permission denied") {
 		t.Errorf("stage-in through a symlink: %+v", res)
@@ -307,7 +307,7 @@ func TestStagingAsOwnerOnly(t *testing.T) {
 
 	// The same target reached with "..": still the owner's rights.
 	j = nobodyJob("56.srv", "true\n", worldDir(t, 0o777))
-	j.Stagein = work + "/../" + filepath.Base(secretDir) + "/victim@otherhost:" + filepath.Join(f.remote, "evil")
+	j.SetStagein(work + "/../" + filepath.Base(secretDir) + "/victim@otherhost:" + filepath.Join(f.remote, "evil"))
 	res = f.run(t, t.TempDir(), j)
 	if res.Kind != model.JobEventStageinFailed || !strings.Contains(res.Comment, "permission denied") {
 		t.Errorf("stage-in through ..: %+v", res)
@@ -317,7 +317,7 @@ func TestStagingAsOwnerOnly(t *testing.T) {
 	}
 
 	j = nobodyJob("53.srv", "true\n", worldDir(t, 0o777))
-	j.Stageout = work + "/out.lnk@otherhost:" + filepath.Join(f.remote, "leak")
+	j.SetStageout(work + "/out.lnk@otherhost:" + filepath.Join(f.remote, "leak"))
 	res = f.run(t, t.TempDir(), j)
 	if !strings.Contains(res.Comment, "Stage-out failed") || !strings.Contains(res.Comment, "permission denied") {
 		t.Errorf("stage-out of root's file: %+v", res)

@@ -83,11 +83,11 @@ func (a *Agent) reconcile(ctx context.Context, wg *sync.WaitGroup, jobs []*api.W
 					Comment: "job lost: the execution host has no record of it",
 				})
 			}
-		case j.KillRequested && rec.result == nil && !rec.killSent:
+		case j.KillRequested() && rec.result == nil && !rec.killSent:
 			a.killLocked(rec, "deleted")
 		}
-		if rec := a.jobs[key]; rec != nil && rec.result == nil && maxSigN(j.Signals) > rec.sigsWritten {
-			a.signalLocked(rec, j.Signals)
+		if rec := a.jobs[key]; rec != nil && rec.result == nil && maxSigN(j.Signals()) > rec.sigsWritten {
+			a.signalLocked(rec, j.Signals())
 		}
 	}
 	// A run still going here that the server no longer lists (deleted with

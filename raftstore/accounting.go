@@ -23,17 +23,11 @@ const tableAcct = "acct"
 // maxAcctRecords bounds the replicated accounting table.
 const maxAcctRecords = 10000
 
-func acctSchema() *memdb.TableSchema {
-	return &memdb.TableSchema{Name: tableAcct, Indexes: map[string]*memdb.IndexSchema{
-		"id": {Name: "id", Unique: true, Indexer: &memdb.UintFieldIndex{Field: "Seq"}},
-	}}
-}
-
 // account adds one record made by the entry being applied.
 func (w *writer) account(now int64, typ, id, format string, args ...any) {
 	w.acctN++
 	r := &model.AcctRecord{Seq: w.index<<16 | w.acctN, Time: now, Type: typ, ID: id, Msg: fmt.Sprintf(format, args...)}
-	w.must(w.txn.Insert(tableAcct, r))
+	w.must(acctAppend(w.txn, r)) // acct_chunks.go
 }
 
 // flushAcct counts the entry's records and trims the oldest beyond the
@@ -45,13 +39,12 @@ func (w *writer) flushAcct() {
 	m := w.meta()
 	m.AcctCount += int(w.acctN)
 	for m.AcctCount > maxAcctRecords {
-		raw, _ := w.txn.First(tableAcct, "id")
-		if raw == nil {
+		r, err := acctTrimOldest(w.txn)
+		w.must(err)
+		if r == nil {
 			m.AcctCount = 0
 			break
 		}
-		r := raw.(*model.AcctRecord)
-		w.must(w.txn.Delete(tableAcct, r))
 		m.AcctTrimmed = r.Seq
 		m.AcctCount--
 	}
@@ -157,15 +150,7 @@ func (w *writer) acctProvEnd(j *model.Job, ok bool, now int64) {
 
 // AcctRecords returns up to limit records with Seq > after, oldest first.
 func (s *StateSnapshot) AcctRecords(after uint64, limit int) []*model.AcctRecord {
-	it, err := s.txn.LowerBound(tableAcct, "id", after+1)
-	if err != nil {
-		return nil
-	}
-	var out []*model.AcctRecord
-	for raw := it.Next(); raw != nil && len(out) < limit; raw = it.Next() {
-		out = append(out, raw.(*model.AcctRecord))
-	}
-	return out
+	return acctAfter(s.txn, after, limit)
 }
 
 // AcctTrimmed is the Seq of the last record dropped from the bounded

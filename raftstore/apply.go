@@ -129,10 +129,10 @@ func (w *writer) vnode(name string) *model.Vnode {
 }
 
 func (w *writer) putJob(j *model.Job) {
-	if old := w.job(j.ID); old != nil && old.MSHost != j.MSHost {
-		w.touchHost(old.MSHost)
+	if old := w.job(j.ID); old != nil && old.MSHost() != j.MSHost() {
+		w.touchHost(old.MSHost())
 	}
-	w.touchHost(j.MSHost)
+	w.touchHost(j.MSHost())
 	if w.pack != nil {
 		w.pack.job(j)
 		if isFinishedSubjob(j) {
@@ -140,6 +140,7 @@ func (w *writer) putJob(j *model.Job) {
 			return
 		}
 	}
+	w.must(moveStateGroups(w.txn, w.jobRow(j.ID), j))
 	if j.IsSubjob() {
 		if r := w.finishedSubjobRecord(j.ID); r != nil {
 			w.must(deleteDone(w.txn, r.ID))
@@ -157,8 +158,9 @@ func (w *writer) deleteJobRow(j *model.Job) {
 		return
 	}
 	if old := w.jobRow(j.ID); old != nil {
-		w.touchHost(old.MSHost)
+		w.touchHost(old.MSHost())
 		w.tokens.dropLater(old)
+		w.must(moveStateGroups(w.txn, old, nil))
 	}
 	w.must(w.txn.Delete(tableJobs, j))
 	w.touch(tableJobs)
@@ -233,13 +235,18 @@ func (w *writer) submit(c *SubmitJob) any {
 	}
 	// Dependencies are checked before anything changes: a refused job
 	// must not use up a sequence number.
-	pending, before, err := w.resolveDeps(c.Job.Deps)
+	pending, before, err := w.resolveDeps(c.Job.Deps())
 	if err != nil {
 		return err
 	}
 	m := w.meta()
-	j := c.Job.Copy()
-	j.Deps = pending
+	// The job was decoded from this entry (applyEntry decodes again if
+	// the entry is applied again): it is the writer's own, stored as it
+	// is. A Copy left the decoded row behind as garbage of the same size
+	// class as the stored one, so a burst of submissions left each span of
+	// rows half empty once collected (about 700 bytes per queued job).
+	j := c.Job
+	j.SetDeps(pending)
 	j.Seq = m.NextSeq
 	j.ID = model.FormatJobID(j.Seq, m.Config.Name)
 	rank := j.Seq
@@ -270,7 +277,7 @@ func (w *writer) submit(c *SubmitJob) any {
 	if j.Hold == "" {
 		j.Hold = "n"
 	}
-	if len(j.Deps) > 0 {
+	if len(j.Deps()) > 0 {
 		j.Hold = addHold(j.Hold, "s")
 	}
 	evalState(j, c.Now)
@@ -326,7 +333,7 @@ func (w *writer) plan(c *ApplyPlan) any {
 		j = j.Copy()
 		j.Comment = jc.Comment
 		if jc.NeverRun && c.Epoch == m.Epoch {
-			j.NeverRunEpoch = c.Epoch
+			j.SetNeverRunEpoch(c.Epoch)
 		}
 		w.putJob(j)
 	}
@@ -336,16 +343,18 @@ func (w *writer) plan(c *ApplyPlan) any {
 			continue
 		}
 		j = j.Copy()
-		j.EstStart, j.EstExec, j.TopJob = e.Start, e.Exec, e.Top
+		j.SetEstStart(e.Start)
+		j.SetEstExec(e.Exec)
+		j.SetTopJob(e.Top)
 		w.putJob(j)
 	}
 	for _, sw := range c.SoftWalltimes {
 		// An extension only grows, and is more than the job's current
 		// soft_walltime (a plan made before a qalter is stale).
-		if j := w.job(sw.JobID); j != nil && j.IsRunning() && sw.Seconds > j.EstSoftWalltime &&
+		if j := w.job(sw.JobID); j != nil && j.IsRunning() && sw.Seconds > j.EstSoftWalltime() &&
 			sw.Seconds > model.SoftWalltimeOf(j.ResourceList) {
 			j = j.Copy()
-			j.EstSoftWalltime = sw.Seconds
+			j.SetEstSoftWalltime(sw.Seconds)
 			w.putJob(j)
 		}
 	}
@@ -426,14 +435,14 @@ func (w *writer) run(r *model.RunDecision, now int64) bool {
 	j = j.Copy()
 	j.State, j.Substate = model.StateRunning, model.SubPrerun
 	j.Exec = r.Exec
-	j.Exclusive = r.Exclusive
-	j.MSHost = r.Exec[0].Shares[0].Host
+	j.SetExclusive(r.Exclusive)
+	j.SetMSHost(r.Exec[0].Shares[0].Host)
 	j.Stime, j.Mtime = now, now
 	j.RunCount++
 	j.Exit = nil
 	j.Used = nil
 	j.SessionID = 0
-	j.NeverRunEpoch = 0
+	j.SetNeverRunEpoch(0)
 	j.Comment = ""
 	j.Comment = fmt.Sprintf("Job run at %s on %s", pbsTime(now), j.ExecVnode(w.meta().Config.Defs))
 	w.note(j, now, "Job Run at request of Scheduler on exec_vnode %s", j.ExecVnode(w.meta().Config.Defs))

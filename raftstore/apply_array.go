@@ -58,7 +58,7 @@ func (w *writer) pendingSubjob(id string) (*model.Job, *model.Job) {
 // set; the parent becomes B.
 func (w *writer) subjobStarted(p, sub *model.Job, now int64) {
 	p = w.job(p.ID).Copy()
-	o, _ := p.Array.Ordinal(sub.ArrayIndex)
+	o, _ := p.Array.Ordinal(sub.ArrayIndex())
 	p.Array.Queued = p.Array.Queued.Remove(o, o)
 	if p.Stime == 0 {
 		p.Stime = now
@@ -77,11 +77,11 @@ func (w *writer) subjobStarted(p, sub *model.Job, now int64) {
 
 // subjobEnded records a finished (or deleted) subjob in its parent.
 func (w *writer) subjobEnded(sub *model.Job, now int64) {
-	p := w.job(sub.ArrayID)
+	p := w.job(sub.ArrayID())
 	if p == nil || p.Array == nil || p.IsFinished() {
 		return
 	}
-	o, ok := p.Array.Ordinal(sub.ArrayIndex)
+	o, ok := p.Array.Ordinal(sub.ArrayIndex())
 	if !ok {
 		return
 	}
@@ -111,9 +111,9 @@ func (w *writer) settleArray(p *model.Job, now int64) {
 		exit = 1
 	}
 	p.Exit = &exit
-	p.Obit = now
+	p.SetObit(now)
 	p.Substate = model.SubFinished
-	if p.Deleter != "" {
+	if p.Deleter() != "" {
 		p.Substate = model.SubTerminated
 	}
 	w.note(p, now, "Array job finished, Exit_status=%d", exit)
@@ -183,7 +183,7 @@ func (w *writer) deleteArrayID(c *DeleteJob) (result any, handled bool) {
 	}
 	sortJobs(live)
 	for _, s := range live {
-		if s.IsFinished() || s.ArrayIndex < from || s.ArrayIndex > to || (s.ArrayIndex-from)%step != 0 {
+		if s.IsFinished() || s.ArrayIndex() < from || s.ArrayIndex() > to || (s.ArrayIndex()-from)%step != 0 {
 			continue
 		}
 		rows = append(rows, s)
@@ -202,7 +202,7 @@ func (w *writer) deleteArrayID(c *DeleteJob) (result any, handled bool) {
 	}
 	p.Array.Done = p.Array.Done.AddSet(drop)
 	if inside == "" {
-		p.Deleter = c.Requestor
+		p.SetDeleter(c.Requestor)
 		w.note(p, c.Now, "Job deleted at request of %s", c.Requestor)
 		w.acctDeleted(p.ID, c.Requestor, c.Now)
 	} else if len(drop) > 0 {

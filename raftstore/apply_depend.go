@@ -69,7 +69,7 @@ func (w *writer) addBefore(j *model.Job, d model.Dep, now int64) {
 		return
 	}
 	c = c.Copy()
-	c.Deps = append(c.Deps, model.Dep{Type: "after" + strings.TrimPrefix(d.Type, "before"), Job: j.ID})
+	c.SetDeps(append(c.Deps(), model.Dep{Type: "after" + strings.TrimPrefix(d.Type, "before"), Job: j.ID}))
 	if !c.IsRunning() {
 		c.Hold = addHold(c.Hold, "s")
 		evalState(c, now)
@@ -97,7 +97,7 @@ func (w *writer) parentChanged(p *model.Job, now int64) {
 		c = c.Copy()
 		var keep []model.Dep
 		doomed := false
-		for _, d := range c.Deps {
+		for _, d := range c.Deps() {
 			if d.Job != p.ID {
 				keep = append(keep, d)
 				continue
@@ -111,18 +111,19 @@ func (w *writer) parentChanged(p *model.Job, now int64) {
 			}
 		}
 		if doomed {
-			c.Deps = nil
+			c.SetDeps(nil)
 			c.Substate = model.SubTerminated
-			c.Obit, c.Mtime = now, now
+			c.SetObit(now)
+			c.Mtime = now
 			c.Comment = "Job deleted as result of dependency on job " + p.ID
 			w.note(c, now, "%s", c.Comment)
 			w.toHistory(c)
 			continue
 		}
-		if len(keep) == len(c.Deps) {
+		if len(keep) == len(c.Deps()) {
 			continue
 		}
-		c.Deps = keep
+		c.SetDeps(keep)
 		if len(keep) == 0 {
 			c.Hold = removeHolds(c.Hold, "s")
 			evalState(c, now)

@@ -35,11 +35,11 @@ func (w *writer) note(j *model.Job, now int64, format string, args ...any) {
 // svr_evaljobstate: hold, then execution time, else queued.
 func evalState(j *model.Job, now int64) {
 	switch {
-	case len(j.Deps) > 0:
+	case len(j.Deps()) > 0:
 		j.State, j.Substate = model.StateHeld, model.SubDependHold
 	case j.Hold != "" && j.Hold != "n":
 		j.State, j.Substate = model.StateHeld, model.SubHeld
-	case j.ExecTime > now:
+	case j.ExecTime() > now:
 		j.State, j.Substate = model.StateWaiting, model.SubWaiting
 	case j.Array != nil && j.Array.Begun():
 		j.State, j.Substate = model.StateBegun, model.SubArrayBegun
@@ -75,10 +75,7 @@ func containsRune(s string, r rune) bool {
 func (w *writer) jobsInStates(states ...string) []*model.Job {
 	var out []*model.Job
 	for _, st := range states {
-		it, _ := w.txn.Get(tableJobs, "state", st)
-		for raw := it.Next(); raw != nil; raw = it.Next() {
-			out = append(out, raw.(*model.Job))
-		}
+		out = append(out, jobsInState(w.txn, st)...)
 	}
 	sortJobs(out)
 	return out

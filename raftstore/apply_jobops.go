@@ -124,9 +124,14 @@ func (w *writer) alterJob(c *AlterJob) any {
 	set(&j.Output, c.Output)
 	set(&j.Error, c.Error)
 	set(&j.Shell, c.Shell)
-	set(&j.GroupList, c.GroupList)
-	set(&j.Stagein, c.Stagein)
-	set(&j.Stageout, c.Stageout)
+	setExt := func(setter func(string), v *string) {
+		if v != nil {
+			setter(*v)
+		}
+	}
+	setExt(j.SetGroupList, c.GroupList)
+	setExt(j.SetStagein, c.Stagein)
+	setExt(j.SetStageout, c.Stageout)
 	set(&j.Hold, c.Hold)
 	if c.Priority != nil {
 		j.Priority = *c.Priority
@@ -135,7 +140,7 @@ func (w *writer) alterJob(c *AlterJob) any {
 		j.Rerun = *c.Rerun
 	}
 	if c.ExecTime != nil {
-		j.ExecTime = *c.ExecTime
+		j.SetExecTime(*c.ExecTime)
 	}
 	if c.MaxRunSubjobs != nil {
 		// Lowering it below the running count stops no subjob; no new
@@ -144,17 +149,17 @@ func (w *writer) alterJob(c *AlterJob) any {
 	}
 	if c.Resources != nil {
 		if c.Resources.List["soft_walltime"] != j.ResourceList["soft_walltime"] {
-			j.EstSoftWalltime = 0 // a new soft walltime starts a new estimate
+			j.SetEstSoftWalltime(0) // a new soft walltime starts a new estimate
 		}
 		j.ResourceList = c.Resources.List
 		j.Select = c.Resources.Select
 		j.Place = c.Resources.Place
 		// A new request may fit where the old one could never run.
-		j.NeverRunEpoch = 0
+		j.SetNeverRunEpoch(0)
 	}
 	if c.Depend != nil {
-		j.Depend = *c.Depend
-		j.Deps = pending
+		j.SetDepend(*c.Depend)
+		j.SetDeps(pending)
 		if len(pending) > 0 {
 			j.Hold = addHold(j.Hold, "s")
 		}
@@ -204,10 +209,10 @@ func (w *writer) signalJob(c *SignalJob) any {
 		j = j.Copy()
 	}
 	n := 1
-	if len(j.Signals) > 0 {
-		n = j.Signals[len(j.Signals)-1].N + 1
+	if len(j.Signals()) > 0 {
+		n = j.Signals()[len(j.Signals())-1].N + 1
 	}
-	j.Signals = append(j.Signals, model.Sig{N: n, Signal: c.Signal})
+	j.SetSignals(append(j.Signals(), model.Sig{N: n, Signal: c.Signal}))
 	j.Mtime = c.Now
 	w.note(j, c.Now, "Signal %s sent at request of %s", c.Signal, c.Requestor)
 	w.putJob(j)
@@ -291,8 +296,8 @@ func (w *writer) rerunJob(c *RerunJob) any {
 		w.requeue(j, "Job rerun at request of "+c.Requestor, c.Now)
 		return nil
 	}
-	j.KillRequested = true
-	j.RequeueOnEnd = true
+	j.SetKillRequested(true)
+	j.SetRequeueOnEnd(true)
 	j.Mtime = c.Now
 	w.putJob(j)
 	return nil
@@ -321,7 +326,7 @@ func (w *writer) runJobNow(c *RunJobNow) any {
 func (w *writer) releaseWaiting(c *ReleaseWaiting) any {
 	for _, id := range c.JobIDs {
 		j := w.job(id)
-		if j == nil || j.State != model.StateWaiting || j.ExecTime > c.Now {
+		if j == nil || j.State != model.StateWaiting || j.ExecTime() > c.Now {
 			continue
 		}
 		j = j.Copy()

@@ -98,7 +98,7 @@ func (w *writer) jobEvents(c *JobEvents) any {
 		j := w.job(ev.JobID)
 		// Stale or duplicate reports (a retry after a lost reply, an event
 		// from an earlier run) are dropped: events are idempotent.
-		if j == nil || !j.IsRunning() || j.MSHost != c.Host || (ev.Run != 0 && ev.Run != j.RunCount) {
+		if j == nil || !j.IsRunning() || j.MSHost() != c.Host || (ev.Run != 0 && ev.Run != j.RunCount) {
 			continue
 		}
 		switch ev.Kind {
@@ -137,12 +137,12 @@ func (w *writer) jobEvents(c *JobEvents) any {
 // finish ends a job that ran: resources go back, and the job becomes
 // history (or disappears when history is off).
 func (w *writer) finish(j *model.Job, exit int, used map[string]string, detail string, now int64) {
-	if j.RequeueOnEnd && j.Deleter == "" {
+	if j.RequeueOnEnd() && j.Deleter() == "" {
 		// qrerun's kill (or a checkpoint for preemption): the job goes
 		// back to the queue.
 		comment := "Job rerun at request of an operator"
-		if j.Preempting != "" {
-			comment = model.PreemptComment(j.Preempting)
+		if j.Preempting() != "" {
+			comment = model.PreemptComment(j.Preempting())
 		}
 		w.requeue(j.Copy(), comment, now)
 		return
@@ -158,11 +158,12 @@ func (w *writer) finish(j *model.Job, exit int, used map[string]string, detail s
 		j.Used = used
 	}
 	w.acctEnded(j, exit, now)
-	j.Obit, j.Mtime = now, now
-	j.MSHost = ""
-	j.KillRequested = false
+	j.SetObit(now)
+	j.Mtime = now
+	j.SetMSHost("")
+	j.SetKillRequested(false)
 	switch {
-	case j.Deleter != "":
+	case j.Deleter() != "":
 		j.Substate = model.SubTerminated
 		j.Comment += " and terminated"
 	case exit == model.ExitKillWalltime:
@@ -198,7 +199,7 @@ func (w *writer) toHistory(j *model.Job) {
 	if j.IsSubjob() {
 		j.State, j.Substate = model.StateExpired, model.SubExpired
 	}
-	j.Deps = nil
+	j.SetDeps(nil)
 	if !w.meta().Config.JobHistoryEnable {
 		w.deleteJobRow(j)
 	} else {
@@ -214,7 +215,7 @@ func (w *writer) toHistory(j *model.Job) {
 // rerunnable job goes back to the queue (held after too many attempts),
 // any other job ends with the given exit status.
 func (w *writer) lose(j *model.Job, comment string, exit int, now int64) {
-	if (!j.Rerun && !model.RequeueExit(exit)) || j.Deleter != "" {
+	if (!j.Rerun && !model.RequeueExit(exit)) || j.Deleter() != "" {
 		w.finish(j, exit, nil, comment, now)
 		return
 	}
@@ -227,13 +228,16 @@ func (w *writer) requeue(j *model.Job, comment string, now int64) {
 	w.acctRerun(j, now)
 	w.release(j, now)
 	j.State, j.Substate = model.StateQueued, model.SubQueued
-	j.Exec, j.MSHost, j.Exclusive = nil, "", false
+	j.Exec = nil
+	j.SetMSHost("")
+	j.SetExclusive(false)
 	j.SessionID = 0
-	j.KillRequested, j.RequeueOnEnd = false, false
-	j.Preempting = ""
+	j.SetKillRequested(false)
+	j.SetRequeueOnEnd(false)
+	j.SetPreempting("")
 	// Signal requests belong to the run that ended: the next run
 	// must not receive the old run's signals.
-	j.Signals = nil
+	j.SetSignals(nil)
 	j.Mtime, j.Qtime = now, now
 	j.Comment = comment
 	w.note(j, now, "%s", comment)
@@ -250,20 +254,23 @@ func (w *writer) requeue(j *model.Job, comment string, now int64) {
 // seconds ahead (unless already later) and it shows W with substate 37
 // and the copy error as its comment until then.
 func (w *writer) stageinFailed(j *model.Job, comment string, now int64) {
-	if j.Deleter != "" {
+	if j.Deleter() != "" {
 		// qdel raced the stage-in: the job ends rather than waits.
 		w.finish(j, model.ExitFail1, nil, "Stage-in failed: "+comment, now)
 		return
 	}
 	w.release(j, now)
 	j = j.Copy()
-	j.Exec, j.MSHost, j.Exclusive = nil, "", false
+	j.Exec = nil
+	j.SetMSHost("")
+	j.SetExclusive(false)
 	j.SessionID = 0
-	j.KillRequested, j.RequeueOnEnd = false, false
-	j.Signals = nil
+	j.SetKillRequested(false)
+	j.SetRequeueOnEnd(false)
+	j.SetSignals(nil)
 	j.Mtime, j.Qtime = now, now
-	if j.ExecTime < now+model.StageFailWait {
-		j.ExecTime = now + model.StageFailWait
+	if j.ExecTime() < now+model.StageFailWait {
+		j.SetExecTime(now + model.StageFailWait)
 	}
 	j.State, j.Substate = model.StateWaiting, model.SubStageFail
 	j.Comment = "Stage-in failed: " + comment
@@ -302,20 +309,20 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 			return model.Err(model.PBSEHistJobID)
 		}
 		w.deleteJobRow(j)
-	case j.IsRunning() && j.KillRequested && !c.Force:
+	case j.IsRunning() && j.KillRequested() && !c.Force:
 		// A delete is already under way: nothing more to record (one D
 		// record per job); the agent already has the kill request.
 		return nil
 	case j.IsRunning() && c.Force:
 		j = j.Copy()
-		j.Deleter = c.Requestor
+		j.SetDeleter(c.Requestor)
 		w.note(j, c.Now, "Job deleted at request of %s", c.Requestor)
 		w.acctDeleted(j.ID, c.Requestor, c.Now)
 		w.finish(j, 271, nil, "deleted with -W force", c.Now)
 	case j.IsRunning():
 		j = j.Copy()
-		j.KillRequested = true
-		j.Deleter = c.Requestor
+		j.SetKillRequested(true)
+		j.SetDeleter(c.Requestor)
 		j.Mtime = c.Now
 		w.note(j, c.Now, "Job to be deleted at request of %s", c.Requestor)
 		w.acctDeleted(j.ID, c.Requestor, c.Now)
@@ -323,8 +330,9 @@ func (w *writer) deleteJob(c *DeleteJob) any {
 	default:
 		j = j.Copy()
 		j.Substate = model.SubTerminated
-		j.Deleter = c.Requestor
-		j.Obit, j.Mtime = c.Now, c.Now
+		j.SetDeleter(c.Requestor)
+		j.SetObit(c.Now)
+		j.Mtime = c.Now
 		w.note(j, c.Now, "Job deleted at request of %s", c.Requestor)
 		w.acctDeleted(j.ID, c.Requestor, c.Now)
 		if c.Purge {
@@ -353,9 +361,8 @@ func (w *writer) requeueJobs(c *RequeueJobs) any {
 func (w *writer) purge(c *PurgeHistory) any {
 	var old []*model.Job
 	for _, state := range []string{model.StateFinished, model.StateExpired} {
-		it, _ := w.txn.Get(tableJobs, "state", state)
-		for raw := it.Next(); raw != nil; raw = it.Next() {
-			if j := raw.(*model.Job); j.Obit < c.Before {
+		for _, j := range jobsInState(w.txn, state) {
+			if j.Obit() < c.Before {
 				old = append(old, j)
 			}
 		}

@@ -21,7 +21,7 @@ const preemptor = "Scheduler"
 func (w *writer) applyPreempts(ps []model.Preemption, now int64) {
 	for _, p := range ps {
 		j := w.job(p.JobID)
-		if j == nil || j.State != model.StateRunning || j.Substate != model.SubRunning || j.KillRequested || j.Preempting != "" {
+		if j == nil || j.State != model.StateRunning || j.Substate != model.SubRunning || j.KillRequested() || j.Preempting() != "" {
 			continue
 		}
 		switch p.Method {
@@ -35,8 +35,10 @@ func (w *writer) applyPreempts(ps []model.Preemption, now int64) {
 			// the job's end requeues it (finish, RequeueOnEnd). Its
 			// vnodes stay taken until then: the preemptor waits.
 			j = j.Copy()
-			j.Signals = appendSignal(j.Signals, model.SigCheckpoint)
-			j.RequeueOnEnd, j.Preempting, j.PreemptedAt = true, model.PreemptCheckpoint, now
+			j.SetSignals(appendSignal(j.Signals(), model.SigCheckpoint))
+			j.SetRequeueOnEnd(true)
+			j.SetPreempting(model.PreemptCheckpoint)
+			j.SetPreemptedAt(now)
 			j.Comment, j.Mtime = model.PreemptComment(p.Method), now
 			w.note(j, now, "Job preempted by checkpointing for %s", p.By)
 			w.account(now, model.AcctCheckpoint, j.ID, "%s", w.acctRun(j))
@@ -46,14 +48,15 @@ func (w *writer) applyPreempts(ps []model.Preemption, now int64) {
 				continue
 			}
 			j = j.Copy()
-			j.PreemptedAt = now
+			j.SetPreemptedAt(now)
 			w.note(j, now, "Job preempted by requeuing for %s", p.By)
 			// Released now; the agent kills the run it no longer sees
 			// listed (a requeued run's number has moved on).
 			w.requeue(j, model.PreemptComment(p.Method), now)
 		case model.PreemptDelete:
 			j = j.Copy()
-			j.Deleter, j.PreemptedAt = preemptor, now
+			j.SetDeleter(preemptor)
+			j.SetPreemptedAt(now)
 			w.note(j, now, "Job preempted by deletion for %s", p.By)
 			w.acctDeleted(j.ID, preemptor, now)
 			j.Comment = model.PreemptComment(p.Method)
@@ -69,8 +72,9 @@ func (w *writer) preemptSuspend(j *model.Job, p model.Preemption, now int64) {
 	w.shiftCpus(j, -1, now)
 	j = j.Copy()
 	j.State, j.Substate = model.StateSuspended, model.SubSchedSuspended
-	j.Signals = appendSignal(j.Signals, "suspend")
-	j.PreemptedAt, j.Mtime = now, now
+	j.SetSignals(appendSignal(j.Signals(), "suspend"))
+	j.SetPreemptedAt(now)
+	j.Mtime = now
 	j.Comment = model.PreemptComment(p.Method)
 	w.note(j, now, "Job preempted by suspension for %s", p.By)
 	w.account(now, model.AcctSuspend, j.ID, "%s", acctIdentity(j))
@@ -88,7 +92,7 @@ func (w *writer) applyResumes(ids []string, now int64) {
 		w.shiftCpus(j, +1, now)
 		j = j.Copy()
 		j.State, j.Substate = model.StateRunning, model.SubRunning
-		j.Signals = appendSignal(j.Signals, "resume")
+		j.SetSignals(appendSignal(j.Signals(), "resume"))
 		j.Mtime = now
 		j.Comment = "Job resumed at " + pbsTime(now)
 		w.note(j, now, "Job resumed at request of %s", preemptor)

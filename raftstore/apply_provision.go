@@ -436,7 +436,9 @@ func (w *writer) provisionHoldUnstarted(j *model.Job, why string, now int64) {
 	j = j.Copy()
 	j.State, j.Substate = model.StateHeld, model.SubHeld
 	j.Hold = addHold(j.Hold, "s")
-	j.Exec, j.MSHost, j.Exclusive = nil, "", false
+	j.Exec = nil
+	j.SetMSHost("")
+	j.SetExclusive(false)
 	j.Mtime = now
 	j.Comment = model.MsgProvFailedStart
 	w.note(j, now, "%s", why)

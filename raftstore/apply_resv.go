@@ -198,12 +198,12 @@ func (w *writer) jobsInQueue(queue string) []*model.Job {
 // killResvJob asks the agent to kill a running job of a reservation (as
 // qdel does); the job ends in history with the reason in its comment.
 func (w *writer) killResvJob(j *model.Job, why string, now int64) {
-	if j.KillRequested {
+	if j.KillRequested() {
 		return
 	}
 	j = j.Copy()
-	j.KillRequested = true
-	j.Deleter = resvDeleter
+	j.SetKillRequested(true)
+	j.SetDeleter(resvDeleter)
 	j.Mtime = now
 	j.Comment = why
 	w.note(j, now, "%s", why)
@@ -215,8 +215,9 @@ func (w *writer) killResvJob(j *model.Job, why string, now int64) {
 func (w *writer) deleteQueuedJob(j *model.Job, why string, now int64) {
 	j = j.Copy()
 	j.Substate = model.SubTerminated
-	j.Deleter = resvDeleter
-	j.Obit, j.Mtime = now, now
+	j.SetDeleter(resvDeleter)
+	j.SetObit(now)
+	j.Mtime = now
 	j.Comment = why
 	w.note(j, now, "%s", why)
 	w.toHistory(j)

@@ -72,7 +72,7 @@ func (w *writer) resvIdle(r *model.Reservation, now int64) any {
 // queue. A job without walltime gets none (the period would be unknown);
 // its comment says so.
 func (w *writer) resvFromJob(j *model.Job, now int64) {
-	if !j.CreateResvFromJob || model.IsResvQueue(j.Queue) {
+	if !j.CreateResvFromJob() || model.IsResvQueue(j.Queue) {
 		return
 	}
 	dur, err := model.ParseDuration(j.ResourceList["walltime"])
@@ -133,7 +133,7 @@ func (w *writer) jobResv(j *model.Job, token string, start, end, now int64) any 
 	w.putResv(r)
 	j = j.Copy()
 	j.Queue = r.Queue
-	j.CreateResvFromJob = false
+	j.SetCreateResvFromJob(false)
 	w.note(j, now, "Job moved to queue %s: reservation %s created from the job", r.Queue, r.ID)
 	w.putJob(j)
 	return r.ID

@@ -80,14 +80,22 @@ func str(s string) string {
 func (c *compactor) job(j *model.Job) {
 	for _, p := range []*string{&j.Name, &j.Owner, &j.User, &j.Group, &j.State, &j.Queue, &j.Server,
 		&j.Hold, &j.Join, &j.Keep, &j.Shell, &j.Account, &j.Project, &j.Mail, &j.MailTo, &j.Checkpt,
-		&j.SubmitArgs, &j.SubmitHost, &j.Script, &j.Comment, &j.GroupList, &j.Umask, &j.Depend, &j.MSHost} {
+		&j.SubmitArgs, &j.SubmitHost, &j.Script, &j.Comment} {
 		*p = str(*p)
 	}
 	for i := range j.History {
 		j.History[i].Text = str(j.History[i].Text)
 	}
+	if j.JobExt.IsZero() {
+		j.JobExt = nil // cleared again (a requeued job): the row alone is the job
+	}
 	for i := range j.Argv {
 		j.Argv[i] = str(j.Argv[i])
+	}
+	if e := j.JobExt; e != nil {
+		for _, p := range []*string{&e.GroupList, &e.Umask, &e.Depend, &e.MSHost} {
+			*p = str(*p)
+		}
 	}
 	j.Env = c.env(j.Env)
 	j.Select = c.sel(j.Select)

@@ -15,20 +15,20 @@ func TestPlanEstimatesSetAndClearTopJobs(t *testing.T) {
 	before := h.snap().Job(a)
 	h.apply(&ApplyPlan{Now: 200, Estimates: []model.JobEstimate{{JobID: a, Start: 500, Exec: exec, Top: true}}})
 	j := h.snap().Job(a)
-	if !j.TopJob || j.EstStart != 500 || j.EstExecVnode(model.BuiltinResources()) != "(node1:ncpus=4)" {
+	if !j.TopJob() || j.EstStart() != 500 || j.EstExecVnode(model.BuiltinResources()) != "(node1:ncpus=4)" {
 		t.Fatalf("estimate not applied: %+v", j)
 	}
-	if before.TopJob || before.EstStart != 0 {
+	if before.TopJob() || before.EstStart() != 0 {
 		t.Fatal("the stored job was changed in place")
 	}
 	// Run b, then a plan that clears a and (stale) estimates b: only
 	// queued jobs take estimates.
 	h.apply(&ApplyPlan{Now: 201, Runs: []model.RunDecision{{JobID: b, Exec: exec}}})
 	h.apply(&ApplyPlan{Now: 202, Estimates: []model.JobEstimate{{JobID: a}, {JobID: b, Start: 900, Exec: exec, Top: true}}})
-	if j := h.snap().Job(a); j.TopJob || j.EstStart != 0 || j.EstExec != nil {
+	if j := h.snap().Job(a); j.TopJob() || j.EstStart() != 0 || j.EstExec() != nil {
 		t.Fatalf("estimate not cleared: %+v", j)
 	}
-	if j := h.snap().Job(b); j.TopJob || j.EstStart != 0 {
+	if j := h.snap().Job(b); j.TopJob() || j.EstStart() != 0 {
 		t.Fatalf("a running job took an estimate: %+v", j)
 	}
 }

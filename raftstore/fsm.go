@@ -272,6 +272,7 @@ func readSnapshot(r io.Reader, st *StateStore) error {
 	dec := json.NewDecoder(r)
 	txn := st.db.Txn(true)
 	defer txn.Abort()
+	var acct []*model.AcctRecord
 	for {
 		var rec snapshotRecord
 		if err := dec.Decode(&rec); err == io.EOF {
@@ -316,6 +317,10 @@ func readSnapshot(r io.Reader, st *StateStore) error {
 		if err := json.Unmarshal(rec.Value, obj); err != nil {
 			return fmt.Errorf("decode %s: %w", rec.Kind, err)
 		}
+		if r, ok := obj.(*model.AcctRecord); ok {
+			acct = append(acct, r) // chunked below, in Seq order
+			continue
+		}
 		if j, ok := obj.(*model.Job); ok {
 			st.pack.job(j) // as compact as the jobs the log stored
 			st.tokens.add(j)
@@ -331,6 +336,12 @@ func readSnapshot(r io.Reader, st *StateStore) error {
 		if err := txn.Insert(table, obj); err != nil {
 			return fmt.Errorf("insert %s: %w", rec.Kind, err)
 		}
+	}
+	if err := restoreAcct(txn, acct); err != nil {
+		return err
+	}
+	if err := rebuildStateGroups(txn); err != nil {
+		return err
 	}
 	txn.Commit()
 	return nil

@@ -72,7 +72,7 @@ func TestArraySubjobsMaterializeAndRollUp(t *testing.T) {
 		t.Fatalf("parent %s/%d running %d", p.State, p.Substate, p.Array.Running())
 	}
 	s := snap.Job("0[1].svr")
-	if s == nil || s.State != model.StateRunning || s.ArrayID != pid || s.ArrayIndex != 1 || s.Output != "h:/home/alice/job.o0.1" {
+	if s == nil || s.State != model.StateRunning || s.ArrayID() != pid || s.ArrayIndex() != 1 || s.Output != "h:/home/alice/job.o0.1" {
 		t.Fatalf("subjob record: %+v", s)
 	}
 	if got := p.Array.Indices(p.Array.Queued); got != "3" {
@@ -114,7 +114,7 @@ func TestArrayDeleteRangesAndWhole(t *testing.T) {
 	if got := p.Array.Indices(p.Array.Queued); got != "0-2,500001-999999" {
 		t.Fatalf("remaining after range delete = %s", got)
 	}
-	if !snap.Job("0[5].svr").KillRequested || !snap.Job("0[6].svr").KillRequested {
+	if !snap.Job("0[5].svr").KillRequested() || !snap.Job("0[6].svr").KillRequested() {
 		t.Fatalf("running subjobs in the range were not asked to die")
 	}
 	// A queued subjob without a record.

@@ -30,7 +30,7 @@ func runJob(h *harness, token string) string {
 func TestHoldReleaseAndExecutionTime(t *testing.T) {
 	h := newHarness(t)
 	j := testJob("a")
-	j.ExecTime = 500
+	j.SetExecTime(500)
 	id := h.apply(&SubmitJob{Job: j, Now: 100}).(string)
 	if got := h.snap().Job(id); got.State != "W" || got.Substate != model.SubWaiting {
 		t.Fatalf("submitted with a future Execution_Time: %s/%d", got.State, got.Substate)
@@ -65,13 +65,13 @@ func TestDependencies(t *testing.T) {
 	registerNode(h, "node1", "4")
 	parent := runJob(h, "p")
 	ok := testJob("c1")
-	ok.Deps = []model.Dep{{Type: "afterok", Job: parent}}
+	ok.SetDeps([]model.Dep{{Type: "afterok", Job: parent}})
 	okID := h.apply(&SubmitJob{Job: ok, Now: 120}).(string)
 	notok := testJob("c2")
-	notok.Deps = []model.Dep{{Type: "afternotok", Job: parent}}
+	notok.SetDeps([]model.Dep{{Type: "afternotok", Job: parent}})
 	notokID := h.apply(&SubmitJob{Job: notok, Now: 120}).(string)
 	grand := testJob("c3")
-	grand.Deps = []model.Dep{{Type: "afterany", Job: notokID}}
+	grand.SetDeps([]model.Dep{{Type: "afterany", Job: notokID}})
 	grandID := h.apply(&SubmitJob{Job: grand, Now: 120}).(string)
 	for _, id := range []string{okID, notokID, grandID} {
 		if j := h.snap().Job(id); j.State != "H" || j.Substate != model.SubDependHold || j.Hold != "s" {
@@ -80,7 +80,7 @@ func TestDependencies(t *testing.T) {
 	}
 	// An unknown parent is refused without using up a sequence number.
 	bad := testJob("c4")
-	bad.Deps = []model.Dep{{Type: "afterok", Job: "999.svr"}}
+	bad.SetDeps([]model.Dep{{Type: "afterok", Job: "999.svr"}})
 	next := h.snap().NextSeq()
 	if c := pbsCode(h.apply(&SubmitJob{Job: bad, Now: 121})); c != model.PBSEBadDepend || h.snap().NextSeq() != next {
 		t.Fatalf("unknown parent: code %d, next seq %d -> %d", c, next, h.snap().NextSeq())
@@ -108,8 +108,8 @@ func TestSuspendResumeGivesCpusBack(t *testing.T) {
 	}
 	h.apply(&SignalJob{JobID: id, Signal: "suspend", Now: 120})
 	j := h.snap().Job(id)
-	if j.State != "S" || j.Substate != model.SubSuspended || len(j.Signals) != 1 || j.Signals[0].Signal != "suspend" {
-		t.Fatalf("suspended: %s/%d signals %v", j.State, j.Substate, j.Signals)
+	if j.State != "S" || j.Substate != model.SubSuspended || len(j.Signals()) != 1 || j.Signals()[0].Signal != "suspend" {
+		t.Fatalf("suspended: %s/%d signals %v", j.State, j.Substate, j.Signals())
 	}
 	if v := h.snap().Vnode("node1"); v.Assigned["ncpus"] != 0 || v.Jobs[id] == 0 {
 		t.Fatalf("suspended job's cpus: assigned %v jobs %v", v.Assigned, v.Jobs)
@@ -142,12 +142,12 @@ func TestAlterRulesAndRerun(t *testing.T) {
 		t.Fatalf("altered: %q %v", j.Name, j.ResourceList)
 	}
 	h.apply(&RerunJob{JobID: id, Requestor: "root@h", Now: 130})
-	if j := h.snap().Job(id); !j.KillRequested || !j.RequeueOnEnd {
+	if j := h.snap().Job(id); !j.KillRequested() || !j.RequeueOnEnd() {
 		t.Fatalf("qrerun did not ask for a kill")
 	}
 	h.apply(&JobEvents{Host: "node1", Now: 131, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 271}}})
-	if j := h.snap().Job(id); j.State != "Q" || j.KillRequested || len(j.Exec) != 0 {
-		t.Fatalf("after the rerun kill: %s kill=%v exec=%v", j.State, j.KillRequested, j.Exec)
+	if j := h.snap().Job(id); j.State != "Q" || j.KillRequested() || len(j.Exec) != 0 {
+		t.Fatalf("after the rerun kill: %s kill=%v exec=%v", j.State, j.KillRequested(), j.Exec)
 	}
 	noRerun := testJob("b")
 	noRerun.Rerun = false

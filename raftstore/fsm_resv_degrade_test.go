@@ -118,8 +118,8 @@ func TestRunningResvDegradesKeepingItsJobs(t *testing.T) {
 	if r.State != model.ResvRunning || r.Substate != model.ResvRunning {
 		t.Errorf("reconfirmed while running: state %d substate %d", r.State, r.Substate)
 	}
-	if got := h.snap().Job(jid); !got.IsRunning() || got.KillRequested {
-		t.Errorf("the job on the vnode that stayed up: %s kill %v", got.State, got.KillRequested)
+	if got := h.snap().Job(jid); !got.IsRunning() || got.KillRequested() {
+		t.Errorf("the job on the vnode that stayed up: %s kill %v", got.State, got.KillRequested())
 	}
 }
 
@@ -208,7 +208,7 @@ func TestMaintenanceResv(t *testing.T) {
 	if s := h.snap().Vnode("n1").State; s&model.NodeMaintenance == 0 {
 		t.Errorf("vnode during maintenance: %q", s)
 	}
-	if j := h.snap().Job(jid); !j.IsRunning() || j.KillRequested {
+	if j := h.snap().Job(jid); !j.IsRunning() || j.KillRequested() {
 		t.Errorf("job under maintenance: %s", j.State)
 	}
 	h.applyAt(&ResvEvent{ID: mid, Kind: ResvEventEnd, Now: 2000}, 2000)
@@ -255,7 +255,7 @@ func TestCreateResvFromJob(t *testing.T) {
 	h := newHarness(t)
 	registerNode(h, "n1", "2")
 	j := testJob("c")
-	j.CreateResvFromJob = true
+	j.SetCreateResvFromJob(true)
 	j.ResourceList = map[string]string{"walltime": "00:10:00", "ncpus": "2"}
 	jid := h.applyAt(&SubmitJob{Job: j, Now: 100}, 100).(string)
 	h.applyAt(&ApplyPlan{Now: 200, Runs: []model.RunDecision{{JobID: jid, Exec: oneVnode("n1", 2)}}}, 200)

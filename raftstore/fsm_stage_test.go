@@ -20,8 +20,8 @@ func TestStageinFailedWaits(t *testing.T) {
 	h.apply(&JobEvents{Host: "node1", Now: 210, Events: []model.JobEvent{{JobID: id, Kind: model.JobEventStageinFailed, Run: 1, Exit: -1,
 		Comment: "Unable to copy file in.dat from store:/data/in.dat: file does not exist"}}})
 	j := h.snap().Job(id)
-	if j.State != model.StateWaiting || j.Substate != model.SubStageFail || j.ExecTime != 210+model.StageFailWait || j.MSHost != "" || len(j.Exec) != 0 {
-		t.Fatalf("job %s/%d exectime %d ms %q exec %v", j.State, j.Substate, j.ExecTime, j.MSHost, j.Exec)
+	if j.State != model.StateWaiting || j.Substate != model.SubStageFail || j.ExecTime() != 210+model.StageFailWait || j.MSHost() != "" || len(j.Exec) != 0 {
+		t.Fatalf("job %s/%d exectime %d ms %q exec %v", j.State, j.Substate, j.ExecTime(), j.MSHost(), j.Exec)
 	}
 	if j.Comment != "Stage-in failed: Unable to copy file in.dat from store:/data/in.dat: file does not exist" {
 		t.Errorf("comment %q", j.Comment)

@@ -106,8 +106,8 @@ func TestPlanRunsJobAndAccountsResources(t *testing.T) {
 		t.Fatalf("plan started %v jobs, want 1", n)
 	}
 	j := h.snap().Job(id)
-	if j.State != model.StateRunning || j.Substate != model.SubPrerun || j.MSHost != "node1" || j.RunCount != 1 {
-		t.Fatalf("job after run: %s/%d ms=%q run_count=%d", j.State, j.Substate, j.MSHost, j.RunCount)
+	if j.State != model.StateRunning || j.Substate != model.SubPrerun || j.MSHost() != "node1" || j.RunCount != 1 {
+		t.Fatalf("job after run: %s/%d ms=%q run_count=%d", j.State, j.Substate, j.MSHost(), j.RunCount)
 	}
 	if v := h.snap().Vnode("node1"); v.Assigned["ncpus"] != 2 || v.Jobs[id] != 2 {
 		t.Fatalf("vnode assigned %v jobs %v", v.Assigned, v.Jobs)
@@ -127,8 +127,8 @@ func TestPlanRunsJobAndAccountsResources(t *testing.T) {
 	}
 	// A duplicate "ended" (agent retry after a lost reply) changes nothing.
 	h.apply(&JobEvents{Host: "node1", Now: 300, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 5}}})
-	if j2 := h.snap().Job(id); *j2.Exit != 0 || j2.Obit != 260 {
-		t.Fatalf("duplicate event was applied: exit %d obit %d", *j2.Exit, j2.Obit)
+	if j2 := h.snap().Job(id); *j2.Exit != 0 || j2.Obit() != 260 {
+		t.Fatalf("duplicate event was applied: exit %d obit %d", *j2.Exit, j2.Obit())
 	}
 }
 
@@ -166,8 +166,8 @@ func TestDeleteQueuedAndRunning(t *testing.T) {
 		t.Fatalf("delete of finished job without -x: %v", err)
 	}
 	h.apply(&DeleteJob{JobID: r, Requestor: "alice@h", Now: 300})
-	if j := h.snap().Job(r); !j.KillRequested || j.State != model.StateRunning {
-		t.Fatalf("running job after qdel: kill=%v state=%s", j.KillRequested, j.State)
+	if j := h.snap().Job(r); !j.KillRequested() || j.State != model.StateRunning {
+		t.Fatalf("running job after qdel: kill=%v state=%s", j.KillRequested(), j.State)
 	}
 	h.apply(&JobEvents{Host: "node1", Now: 310, Events: []model.JobEvent{{JobID: r, Kind: "ended", Run: 1, Exit: 271}}})
 	if j := h.snap().Job(r); j.Substate != model.SubTerminated || *j.Exit != 271 {

@@ -34,8 +34,8 @@ func TestUsageEventsAndSignalsOfARun(t *testing.T) {
 	h.apply(&SignalJob{JobID: id, Signal: "resume", Now: 124})
 	h.apply(&RerunJob{JobID: id, Requestor: "root@h", Now: 130})
 	h.apply(&JobEvents{Host: "node1", Now: 131, Events: []model.JobEvent{{JobID: id, Kind: "ended", Run: 1, Exit: 271}}})
-	if j := h.snap().Job(id); j.State != "Q" || len(j.Signals) != 0 {
-		t.Fatalf("requeued: state %s signals %v", j.State, j.Signals)
+	if j := h.snap().Job(id); j.State != "Q" || len(j.Signals()) != 0 {
+		t.Fatalf("requeued: state %s signals %v", j.State, j.Signals())
 	}
 	// Usage of a job that is no longer running is dropped.
 	h.apply(&JobEvents{Host: "node1", Now: 132, Events: []model.JobEvent{{JobID: id, Kind: "usage", Run: 1, Used: stale}}})

@@ -44,10 +44,9 @@ func schema() *memdb.DBSchema {
 	return &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{
 		tableJobs: {Name: tableJobs, Indexes: map[string]*memdb.IndexSchema{
 			"id":    {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
-			"state": {Name: "state", Indexer: &memdb.StringFieldIndex{Field: "State"}},
-			"ms":    {Name: "ms", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "MSHost"}},
+			"ms":    {Name: "ms", AllowMissing: true, Indexer: jobStringIndex{"MSHost", (*model.Job).MSHost}},
 			"dep":   {Name: "dep", AllowMissing: true, Indexer: depIndexer{}},
-			"array": {Name: "array", AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "ArrayID"}},
+			"array": {Name: "array", AllowMissing: true, Indexer: jobStringIndex{"ArrayID", (*model.Job).ArrayID}},
 		}},
 		tableVnodes: {Name: tableVnodes, Indexes: map[string]*memdb.IndexSchema{
 			"id":   {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Name"}},
@@ -73,6 +72,8 @@ func schema() *memdb.DBSchema {
 		tableFSClock: fsClockSchema(),
 		// Finished subjobs (subjob_history.go).
 		tableSubjobsDone: subjobsDoneSchema(),
+		// The jobs of each state, in groups (index_state.go).
+		tableJobStates: jobStatesSchema(),
 	}}
 }
 
@@ -185,7 +186,9 @@ func (s *StateSnapshot) JobRows() []*model.Job {
 
 // JobsInState returns the jobs in one state, in submission order.
 func (s *StateSnapshot) JobsInState(state string) []*model.Job {
-	return s.collectJobs("state", state)
+	out := jobsInState(s.txn, state)
+	sortJobs(out)
+	return out
 }
 
 // JobsOnHost returns the jobs whose mother superior is host, and a channel
@@ -207,7 +210,7 @@ func (s *StateSnapshot) JobsOnHost(host string) ([]*model.Job, <-chan struct{}) 
 // strings), for callers that sort anyway: the scheduler's input sorts a
 // long queue once, in job order.
 func (s *StateSnapshot) JobsInStateUnordered(state string) []*model.Job {
-	return s.indexedJobs("state", state)
+	return jobsInState(s.txn, state)
 }
 
 func (s *StateSnapshot) collectJobs(index string, args ...any) []*model.Job {
@@ -239,7 +242,7 @@ func sortJobs(jobs []*model.Job) {
 		if a.IsSubjob() != b.IsSubjob() {
 			return !a.IsSubjob()
 		}
-		return a.ArrayIndex < b.ArrayIndex
+		return a.ArrayIndex() < b.ArrayIndex()
 	})
 }
 
@@ -374,12 +377,12 @@ type depIndexer struct{}
 
 func (depIndexer) FromObject(obj any) (bool, [][]byte, error) {
 	j, ok := obj.(*model.Job)
-	if !ok || len(j.Deps) == 0 {
+	if !ok || len(j.Deps()) == 0 {
 		return false, nil, nil
 	}
 	seen := map[string]bool{}
 	var out [][]byte
-	for _, d := range j.Deps {
+	for _, d := range j.Deps() {
 		if !seen[d.Job] {
 			seen[d.Job] = true
 			out = append(out, []byte(d.Job+"\x00"))

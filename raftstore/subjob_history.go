@@ -78,31 +78,57 @@ func isFinishedSubjob(j *model.Job) bool { return j.IsSubjob() && j.IsFinished()
 // caller's copy and is cleared in place) is the template.
 func splitSubjob(j *model.Job) *finishedSubjob {
 	r := &finishedSubjob{
-		ID: j.ID, ArrayIndex: j.ArrayIndex, Output: j.Output, Error: j.Error,
-		State: j.State, Hold: j.Hold, Comment: j.Comment, MSHost: j.MSHost,
+		ID: j.ID, ArrayIndex: j.ArrayIndex(), Output: j.Output, Error: j.Error,
+		State: j.State, Hold: j.Hold, Comment: j.Comment, MSHost: j.MSHost(),
 		Substate: j.Substate, SessionID: j.SessionID, RunCount: j.RunCount,
-		Ctime: j.Ctime, Qtime: j.Qtime, Mtime: j.Mtime, Etime: j.Etime, Stime: j.Stime, Obit: j.Obit,
-		Exit: j.Exit, Used: j.Used, Exec: j.Exec, History: j.History, Rank: j.Rank, Exclusive: j.Exclusive,
+		Ctime: j.Ctime, Qtime: j.Qtime, Mtime: j.Mtime, Etime: j.Etime, Stime: j.Stime, Obit: j.Obit(),
+		Exit: j.Exit, Used: j.Used, Exec: j.Exec, History: j.History, Rank: j.Rank, Exclusive: j.Exclusive(),
 	}
 	rare := rareSubjobFields{
-		Stagein: j.Stagein, Stageout: j.Stageout, Deleter: j.Deleter, Depend: j.Depend,
-		InteractiveAddr: j.InteractiveAddr, InteractiveCookie: j.InteractiveCookie,
-		EstStart: j.EstStart, EstExec: j.EstExec, Signals: j.Signals, Deps: j.Deps,
-		NeverRunEpoch: j.NeverRunEpoch, KillRequested: j.KillRequested, TopJob: j.TopJob,
-		RequeueOnEnd: j.RequeueOnEnd,
+		Stagein: j.Stagein(), Stageout: j.Stageout(), Deleter: j.Deleter(), Depend: j.Depend(),
+		InteractiveAddr: j.InteractiveAddr(), InteractiveCookie: j.InteractiveCookie(),
+		EstStart: j.EstStart(), EstExec: j.EstExec(), Signals: j.Signals(), Deps: j.Deps(),
+		NeverRunEpoch: j.NeverRunEpoch(), KillRequested: j.KillRequested(), TopJob: j.TopJob(),
+		RequeueOnEnd: j.RequeueOnEnd(),
 	}
 	if !reflect.ValueOf(rare).IsZero() {
 		r.rare = &rare
 	}
-	j.ID, j.ArrayIndex, j.Output, j.Error = "", 0, "", ""
-	j.State, j.Hold, j.Comment, j.MSHost = "", "", "", ""
+	j.ID = ""
+	j.SetArrayIndex(0)
+	j.Output = ""
+	j.Error = ""
+	j.State = ""
+	j.Hold = ""
+	j.Comment = ""
+	j.SetMSHost("")
 	j.Substate, j.SessionID, j.RunCount = 0, 0, 0
-	j.Ctime, j.Qtime, j.Mtime, j.Etime, j.Stime, j.Obit = 0, 0, 0, 0, 0, 0
-	j.Exit, j.Used, j.Exec, j.History, j.Rank, j.Exclusive = nil, nil, nil, nil, nil, false
-	j.Stagein, j.Stageout, j.Deleter, j.Depend = "", "", "", ""
-	j.InteractiveAddr, j.InteractiveCookie = "", ""
-	j.EstStart, j.EstExec, j.Signals, j.Deps = 0, nil, nil, nil
-	j.NeverRunEpoch, j.KillRequested, j.TopJob, j.RequeueOnEnd = 0, false, false, false
+	j.Ctime = 0
+	j.Qtime = 0
+	j.Mtime = 0
+	j.Etime = 0
+	j.Stime = 0
+	j.SetObit(0)
+	j.Exit = nil
+	j.Used = nil
+	j.Exec = nil
+	j.History = nil
+	j.Rank = nil
+	j.SetExclusive(false)
+	j.SetStagein("")
+	j.SetStageout("")
+	j.SetDeleter("")
+	j.SetDepend("")
+	j.SetInteractiveAddr("")
+	j.SetInteractiveCookie("")
+	j.SetEstStart(0)
+	j.SetEstExec(nil)
+	j.SetSignals(nil)
+	j.SetDeps(nil)
+	j.SetNeverRunEpoch(0)
+	j.SetKillRequested(false)
+	j.SetTopJob(false)
+	j.SetRequeueOnEnd(false)
 	r.base = j
 	return r
 }
@@ -110,17 +136,43 @@ func splitSubjob(j *model.Job) *finishedSubjob {
 // joinSubjob rebuilds the stored job: a fresh value the caller may read
 // (and Copy to change, as any stored job).
 func joinSubjob(r *finishedSubjob) *model.Job {
-	j := *r.base
-	j.ID, j.ArrayIndex, j.Output, j.Error = r.ID, r.ArrayIndex, r.Output, r.Error
-	j.State, j.Hold, j.Comment, j.MSHost = r.State, r.Hold, r.Comment, r.MSHost
+	j := r.base.Dup()
+	j.ID = r.ID
+	j.SetArrayIndex(r.ArrayIndex)
+	j.Output = r.Output
+	j.Error = r.Error
+	j.State = r.State
+	j.Hold = r.Hold
+	j.Comment = r.Comment
+	j.SetMSHost(r.MSHost)
 	j.Substate, j.SessionID, j.RunCount = r.Substate, r.SessionID, r.RunCount
-	j.Ctime, j.Qtime, j.Mtime, j.Etime, j.Stime, j.Obit = r.Ctime, r.Qtime, r.Mtime, r.Etime, r.Stime, r.Obit
-	j.Exit, j.Used, j.Exec, j.History, j.Rank, j.Exclusive = r.Exit, r.Used, r.Exec, r.History, r.Rank, r.Exclusive
+	j.Ctime = r.Ctime
+	j.Qtime = r.Qtime
+	j.Mtime = r.Mtime
+	j.Etime = r.Etime
+	j.Stime = r.Stime
+	j.SetObit(r.Obit)
+	j.Exit = r.Exit
+	j.Used = r.Used
+	j.Exec = r.Exec
+	j.History = r.History
+	j.Rank = r.Rank
+	j.SetExclusive(r.Exclusive)
 	if x := r.rare; x != nil {
-		j.Stagein, j.Stageout, j.Deleter, j.Depend = x.Stagein, x.Stageout, x.Deleter, x.Depend
-		j.InteractiveAddr, j.InteractiveCookie = x.InteractiveAddr, x.InteractiveCookie
-		j.EstStart, j.EstExec, j.Signals, j.Deps = x.EstStart, x.EstExec, x.Signals, x.Deps
-		j.NeverRunEpoch, j.KillRequested, j.TopJob, j.RequeueOnEnd = x.NeverRunEpoch, x.KillRequested, x.TopJob, x.RequeueOnEnd
+		j.SetStagein(x.Stagein)
+		j.SetStageout(x.Stageout)
+		j.SetDeleter(x.Deleter)
+		j.SetDepend(x.Depend)
+		j.SetInteractiveAddr(x.InteractiveAddr)
+		j.SetInteractiveCookie(x.InteractiveCookie)
+		j.SetEstStart(x.EstStart)
+		j.SetEstExec(x.EstExec)
+		j.SetSignals(x.Signals)
+		j.SetDeps(x.Deps)
+		j.SetNeverRunEpoch(x.NeverRunEpoch)
+		j.SetKillRequested(x.KillRequested)
+		j.SetTopJob(x.TopJob)
+		j.SetRequeueOnEnd(x.RequeueOnEnd)
 	}
 	return &j
 }
@@ -136,13 +188,13 @@ type templates struct {
 // and lists are shared) into its compact record. j itself is left as it
 // is: callers go on reading it after storing it.
 func (c *compactor) finished(j *model.Job) *finishedSubjob {
-	t := *j
+	t := j.Dup()
 	r := splitSubjob(&t)
 	if len(r.Used) > 0 {
 		r.Used = c.list(r.Used) // simulated and short jobs often report the same
 	}
 	r.Exec = c.exec(r.Exec)
-	parent := r.base.ArrayID
+	parent := r.base.ArrayID()
 	if shared, ok := c.tmpl.m[parent]; ok && reflect.DeepEqual(shared, r.base) {
 		r.base = shared
 		return r
@@ -165,6 +217,7 @@ func (w *writer) finishedSubjobRecord(id string) *finishedSubjob {
 // the compactor) compactly, in place of its row in the jobs table.
 func (w *writer) putFinishedSubjob(j *model.Job) {
 	if old := w.jobRow(j.ID); old != nil {
+		w.must(moveStateGroups(w.txn, old, nil))
 		w.must(w.txn.Delete(tableJobs, old))
 	}
 	w.must(putDone(w.txn, w.pack.finished(j)))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/strata-hpc/strata/internal/fillvalue"
 	"github.com/strata-hpc/strata/model"
 )
 
@@ -160,46 +161,11 @@ func TestOldLogWithFullSubjobRowsReplays(t *testing.T) {
 // subjob split into template and record joins back to the same value.
 func TestSplitJoinSubjobKeepsEveryField(t *testing.T) {
 	j := &model.Job{}
-	fill(reflect.ValueOf(j).Elem(), 1)
-	want := *j
+	fillvalue.Fill(reflect.ValueOf(j).Elem(), 1)
+	want := j.Dup() // its own JobExt: split clears j's
 	r := splitSubjob(j)
 	if got := joinSubjob(r); !reflect.DeepEqual(*got, want) {
 		t.Fatalf("join(split(j)) differs:\nwant %+v\ngot  %+v", want, *got)
-	}
-}
-
-// fill sets every settable field of v to a non-zero value.
-func fill(v reflect.Value, n int) {
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(fmt.Sprintf("s%d", n))
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		v.SetInt(int64(n))
-	case reflect.Uint64, reflect.Uint, reflect.Uint32:
-		v.SetUint(uint64(n))
-	case reflect.Float64:
-		v.SetFloat(float64(n))
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Pointer:
-		v.Set(reflect.New(v.Type().Elem()))
-		fill(v.Elem(), n)
-	case reflect.Slice:
-		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
-		fill(v.Index(0), n)
-	case reflect.Map:
-		m := reflect.MakeMap(v.Type())
-		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
-		fill(k, n)
-		fill(e, n)
-		m.SetMapIndex(k, e)
-		v.Set(m)
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				fill(v.Field(i), n+i)
-			}
-		}
 	}
 }
 

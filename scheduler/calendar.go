@@ -105,7 +105,7 @@ func (c *cycle) newCalendar() *calendar {
 					continue
 				}
 				amt := cal.amounts(st, heldAmounts(j, sh.Amounts)) // preempt_cycle.go
-				cal.uses[v] = append(cal.uses[v], use{start: cal.now, end: end, amt: amt, excl: j.Exclusive})
+				cal.uses[v] = append(cal.uses[v], use{start: cal.now, end: end, amt: amt, excl: j.Exclusive()})
 				if amt != nil && st.eligible[v] && end != forever {
 					if sum == nil {
 						sum = cal.alloc()
@@ -119,7 +119,7 @@ func (c *cycle) newCalendar() *calendar {
 					known[v]++
 				}
 				cal.usedUntil[v] = max(cal.usedUntil[v], end)
-				if j.Exclusive {
+				if j.Exclusive() {
 					cal.heldUntil[v] = max(cal.heldUntil[v], end)
 				}
 			}

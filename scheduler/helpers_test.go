@@ -78,7 +78,7 @@ type jobOpt func(*model.Job)
 func inQueue(q string) jobOpt    { return func(j *model.Job) { j.Queue = q } }
 func jobPrio(p int) jobOpt       { return func(j *model.Job) { j.Priority = p } }
 func comment(c string) jobOpt    { return func(j *model.Job) { j.Comment = c } }
-func neverEpoch(e uint64) jobOpt { return func(j *model.Job) { j.NeverRunEpoch = e } }
+func neverEpoch(e uint64) jobOpt { return func(j *model.Job) { j.SetNeverRunEpoch(e) } }
 
 // job builds a queued job; seq orders submission.
 func job(t testing.TB, seq int64, sel, place string, opts ...jobOpt) *model.Job {

@@ -60,10 +60,10 @@ func (c *cycle) preemptState() *preemptState {
 			ps.susp = append(ps.susp, j)
 		case j.State != model.StateRunning || resvQueue[j.Queue]:
 			// Jobs in reservations are never preempted (OpenPBS).
-		case j.Substate == model.SubRunning && !j.KillRequested,
-			j.Preempting != "":
+		case j.Substate == model.SubRunning && !j.KillRequested(),
+			j.Preempting() != "":
 			l := preemptLevel(s, p, j)
-			ps.cands = append(ps.cands, victim{job: j, level: l, start: j.Stime, pending: j.Preempting != ""})
+			ps.cands = append(ps.cands, victim{job: j, level: l, start: j.Stime, pending: j.Preempting() != ""})
 			if first || l < ps.minLevel {
 				ps.minLevel, first = l, false
 			}
@@ -71,7 +71,7 @@ func (c *cycle) preemptState() *preemptState {
 	}
 	rankVictims(ps.cands) // costs are 0 here: the order of a preemptor without an AOE
 	ps.methods = make([][2]string, len(ps.cands))
-	slices.SortStableFunc(ps.susp, func(a, b *model.Job) int { return cmp.Compare(a.PreemptedAt, b.PreemptedAt) })
+	slices.SortStableFunc(ps.susp, func(a, b *model.Job) int { return cmp.Compare(a.PreemptedAt(), b.PreemptedAt()) })
 	for _, j := range ps.susp {
 		ps.suspLvl = append(ps.suspLvl, preemptLevel(s, p, j))
 	}
@@ -105,7 +105,7 @@ func (c *cycle) orderByPreemptLevel(ranked []policy.Ranked) {
 		pa, pb := requeuedByPreemption(a.Job), requeuedByPreemption(b.Job)
 		switch {
 		case pa && pb:
-			return cmp.Compare(a.Job.PreemptedAt, b.Job.PreemptedAt)
+			return cmp.Compare(a.Job.PreemptedAt(), b.Job.PreemptedAt())
 		case pa:
 			return -1
 		case pb:
@@ -117,7 +117,9 @@ func (c *cycle) orderByPreemptLevel(ranked []policy.Ranked) {
 
 // requeuedByPreemption reports whether a queued job was preempted and has
 // not run since.
-func requeuedByPreemption(j *model.Job) bool { return j.PreemptedAt > 0 && j.PreemptedAt >= j.Stime }
+func requeuedByPreemption(j *model.Job) bool {
+	return j.PreemptedAt() > 0 && j.PreemptedAt() >= j.Stime
+}
 
 // resumeBefore resumes the suspended jobs whose level is at least that of
 // queued job j (all of them when j is nil), where their cpus are free.
@@ -254,7 +256,7 @@ func (c *cycle) freeVictim(ps *preemptState, vc *victim, dir float64, saved *[]v
 		}
 		*saved = append(*saved, victimFlags{v: v, used: st.used[v], held: st.held[v]})
 		ps.jobsOn[v]--
-		if vc.job.Exclusive {
+		if vc.job.Exclusive() {
 			c.setHeld(v, false)
 		}
 		if ps.jobsOn[v] <= 0 && !c.placedOn(v) {

@@ -273,11 +273,14 @@ func TestRequeuedVictimsFirstInTheirLevel(t *testing.T) {
 	n1 := vnode("n1", "ncpus=1")
 	plain := job(t, 1, "1:ncpus=1", "")
 	late := job(t, 2, "1:ncpus=1", "")
-	late.PreemptedAt, late.Stime = 900, 800
+	late.SetPreemptedAt(900)
+	late.Stime = 800
 	early := job(t, 3, "1:ncpus=1", "")
-	early.PreemptedAt, early.Stime = 500, 400
+	early.SetPreemptedAt(500)
+	early.Stime = 400
 	ranAgain := job(t, 4, "1:ncpus=1", "")
-	ranAgain.PreemptedAt, ranAgain.Stime = 300, 600 // preempted, then ran again: not first
+	ranAgain.SetPreemptedAt(300)
+	ranAgain.Stime = 600 // preempted, then ran again: not first
 	ex := job(t, 5, "1:ncpus=1", "", inQueue("express"))
 	p := Schedule(preemptSnap(t, "S", []*model.Vnode{n1}, []*model.Job{plain, late, early, ranAgain, ex}))
 	if r := runs(p); len(r) != 1 || r[ex.ID] == "" {

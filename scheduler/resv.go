@@ -261,15 +261,15 @@ func (c *cycle) remaining(r *model.Reservation, exec []model.ExecChunk, startedI
 func (c *cycle) holdKeptEstimates(queued []*model.Job) {
 	now := c.snap.Now
 	for _, j := range queued {
-		if !j.TopJob || j.EstStart <= now || len(j.EstExec) == 0 {
+		if !j.TopJob() || j.EstStart() <= now || len(j.EstExec()) == 0 {
 			continue
 		}
-		exec, ok := c.knownExec(j.EstExec)
+		exec, ok := c.knownExec(j.EstExec())
 		if !ok {
 			continue
 		}
 		excl := j.Place.Sharing == model.SharingExcl || j.Place.Sharing == model.SharingExclHost
-		slot := j.EstStart - c.provShift(j, j.EstExec) // the estimate includes provisioning (aoe_estimate.go)
+		slot := j.EstStart() - c.provShift(j, j.EstExec()) // the estimate includes provisioning (aoe_estimate.go)
 		c.cal.addHold(c.st, holdTopJob, exec, slot, end(slot, c.duration(j)), excl)
 	}
 }

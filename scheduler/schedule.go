@@ -83,7 +83,7 @@ func Schedule(s *Snapshot) *Plan {
 	for _, r := range ranked {
 		j := r.Job
 		c.resumeBefore(j)
-		if j.NeverRunEpoch != 0 && j.NeverRunEpoch == s.Epoch {
+		if j.NeverRunEpoch() != 0 && j.NeverRunEpoch() == s.Epoch {
 			c.clearTop(j)
 			continue // judged impossible and nothing changed since
 		}

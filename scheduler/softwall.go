@@ -22,7 +22,7 @@ func (c *cycle) softDuration(j *model.Job) int64 {
 	if soft == 0 || c.hardEnds {
 		return 0
 	}
-	d := max(soft, j.EstSoftWalltime)
+	d := max(soft, j.EstSoftWalltime())
 	if hard := c.walltime(j); hard > 0 && d > hard {
 		d = hard
 	}
@@ -36,7 +36,7 @@ func (c *cycle) runningDuration(j *model.Job) int64 {
 	if soft == 0 || c.hardEnds {
 		return c.duration(j)
 	}
-	d := model.ExtendSoftWalltime(soft, j.EstSoftWalltime, c.walltime(j), c.snap.Now-j.Stime)
+	d := model.ExtendSoftWalltime(soft, j.EstSoftWalltime(), c.walltime(j), c.snap.Now-j.Stime)
 	return d + c.provDuration(j)
 }
 
@@ -84,8 +84,8 @@ func (c *cycle) extendSoftWalltimes() {
 		if soft == 0 || j.State != model.StateRunning || j.Stime == 0 {
 			continue
 		}
-		d := model.ExtendSoftWalltime(soft, j.EstSoftWalltime, c.walltime(j), now-j.Stime)
-		if d > max(soft, j.EstSoftWalltime) {
+		d := model.ExtendSoftWalltime(soft, j.EstSoftWalltime(), c.walltime(j), now-j.Stime)
+		if d > max(soft, j.EstSoftWalltime()) {
 			c.plan.SoftWalltimes = append(c.plan.SoftWalltimes, model.SoftWalltime{JobID: j.ID, Seconds: d})
 		}
 	}

@@ -84,7 +84,7 @@ func TestSoftWalltimeCalendar(t *testing.T) {
 			if tc.r1Soft > 0 {
 				softWalltime(tc.r1Soft)(r1)
 			}
-			r1.EstSoftWalltime = tc.r1Est
+			r1.SetEstSoftWalltime(tc.r1Est)
 			jobs := []*model.Job{job(t, 2, "1:ncpus=2", "", walltime(300))}
 			if tc.filler != nil {
 				jobs = append(jobs, job(t, 3, "1:ncpus=1", "", tc.filler...))

@@ -213,9 +213,9 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (model.JobEstimate,
 	now := c.snap.Now
 	keep := int64(forever)
 	var keepRows []planRow
-	if slot := j.EstStart - c.provShift(j, j.EstExec); j.TopJob && slot > now && len(j.EstExec) > 0 {
+	if slot := j.EstStart() - c.provShift(j, j.EstExec()); j.TopJob() && slot > now && len(j.EstExec()) > 0 {
 		var ok bool
-		if keepRows, ok = c.planFits(j.EstExec, slot, end(slot, dur), cl.excl); ok {
+		if keepRows, ok = c.planFits(j.EstExec(), slot, end(slot, dur), cl.excl); ok {
 			keep = slot
 		}
 	}
@@ -254,7 +254,7 @@ func (c *cycle) estimate(j *model.Job, cl *class, dur int64) (model.JobEstimate,
 		return model.JobEstimate{}, false
 	}
 	c.cal.addHoldRows(keepRows, keep, end(keep, dur), cl.excl)
-	return model.JobEstimate{JobID: j.ID, Start: keep + c.provShift(j, j.EstExec), Exec: j.EstExec, Top: true}, true
+	return model.JobEstimate{JobID: j.ID, Start: keep + c.provShift(j, j.EstExec()), Exec: j.EstExec(), Top: true}, true
 }
 
 // tryAt places cl in the window [t, u) without committing anything.
@@ -353,7 +353,7 @@ func (c *cycle) planFits(exec []model.ExecChunk, t, u int64, excl bool) ([]planR
 
 // setEstimate records a top job's estimate when it changed.
 func (c *cycle) setEstimate(j *model.Job, e model.JobEstimate) {
-	if j.TopJob && j.EstStart == e.Start && sameExec(j.EstExec, e.Exec) {
+	if j.TopJob() && j.EstStart() == e.Start && sameExec(j.EstExec(), e.Exec) {
 		return
 	}
 	c.plan.Estimates = append(c.plan.Estimates, e)
@@ -361,7 +361,7 @@ func (c *cycle) setEstimate(j *model.Job, e model.JobEstimate) {
 
 // clearTop clears the estimate of a job that is no longer a top job.
 func (c *cycle) clearTop(j *model.Job) {
-	if j.TopJob || j.EstStart != 0 || len(j.EstExec) > 0 {
+	if j.TopJob() || j.EstStart() != 0 || len(j.EstExec()) > 0 {
 		c.plan.Estimates = append(c.plan.Estimates, model.JobEstimate{JobID: j.ID})
 	}
 }

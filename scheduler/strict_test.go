@@ -22,7 +22,7 @@ func walltime(secs int64) jobOpt {
 // runningOn makes a running job holding ncpus on each named vnode since
 // stime, and marks the vnodes; walltime < 0 leaves it without one.
 func runningOn(vs map[string]*model.Vnode, id string, stime, wall int64, ncpus float64, excl bool, names ...string) *model.Job {
-	j := &model.Job{ID: id, State: model.StateRunning, Queue: "workq", Stime: stime, Exclusive: excl, ResourceList: map[string]string{}}
+	j := &model.Job{ID: id, State: model.StateRunning, Queue: "workq", Stime: stime, ResourceList: map[string]string{}, JobExt: &model.JobExt{Exclusive: excl}}
 	if wall >= 0 {
 		j.ResourceList["walltime"] = model.FormatDuration(wall)
 	}
@@ -302,8 +302,9 @@ func TestTopJobCleared(t *testing.T) {
 	vs := []*model.Vnode{vnode("n1", "ncpus=2")}
 	r := runningOn(byName(vs), "90.svr", now, 100, 2, false, "n1")
 	was := func(j *model.Job) {
-		j.TopJob, j.EstStart = true, now+100
-		j.EstExec = []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "n1", Host: "n1", Amounts: map[string]float64{"ncpus": 2}}}}}
+		j.SetTopJob(true)
+		j.SetEstStart(now + 100)
+		j.SetEstExec([]model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "n1", Host: "n1", Amounts: map[string]float64{"ncpus": 2}}}}})
 	}
 	s := strict(snapshot(vs, job(t, 1, "1:ncpus=1", "", walltime(10)), job(t, 2, "1:ncpus=2", "", walltime(10), was)), 1)
 	s.Running = []*model.Job{r}
@@ -348,7 +349,9 @@ func TestEstimateNeverMovesLater(t *testing.T) {
 		for i, j := range queued {
 			if e, ok := est[j.ID]; ok {
 				c := *j
-				c.TopJob, c.EstStart, c.EstExec = e.Top, e.Start, e.Exec
+				c.SetTopJob(e.Top)
+				c.SetEstStart(e.Start)
+				c.SetEstExec(e.Exec)
 				queued[i] = &c
 			}
 		}
@@ -383,14 +386,14 @@ func TestEstimateNeverMovesLater(t *testing.T) {
 			return
 		}
 		cur := queued[0]
-		if cur.ID != top.ID || !cur.TopJob {
+		if cur.ID != top.ID || !cur.TopJob() {
 			t.Fatalf("cycle %d: %s is not the top job", cycle, top.ID)
 		}
 		if first == 0 {
-			first = cur.EstStart
+			first = cur.EstStart()
 		}
-		if cur.EstStart > first {
-			t.Fatalf("cycle %d: estimate moved from +%d to +%d", cycle, first-now, cur.EstStart-now)
+		if cur.EstStart() > first {
+			t.Fatalf("cycle %d: estimate moved from +%d to +%d", cycle, first-now, cur.EstStart()-now)
 		}
 		// Advance to the next end of a running job and drop finished ones.
 		next := int64(forever)
@@ -417,7 +420,7 @@ func TestEstimateNeverMovesLater(t *testing.T) {
 		}
 		active = still
 		if testing.Verbose() {
-			fmt.Printf("cycle %d: clock +%d, estimate +%d\n", cycle, clock-now, cur.EstStart-now)
+			fmt.Printf("cycle %d: clock +%d, estimate +%d\n", cycle, clock-now, cur.EstStart()-now)
 		}
 	}
 	t.Fatal("top job never started")

@@ -197,7 +197,7 @@ func (s *Server) events(snap *raftstore.StateSnapshot, req *api.EventsRequest) e
 		j := snap.Job(e.JobID)
 		// req.Host passed agentOf: it is the agent's own host (or one of
 		// a simulator's).
-		if j != nil && j.IsRunning() && j.MSHost != req.Host && (e.Run == 0 || e.Run == j.RunCount) {
+		if j != nil && j.IsRunning() && j.MSHost() != req.Host && (e.Run == 0 || e.Run == j.RunCount) {
 			return model.Errorf(model.PBSEPerm, "(job %s does not run on %s)", e.JobID, req.Host)
 		}
 	}

@@ -127,7 +127,7 @@ func signalTargets(snap *raftstore.StateSnapshot, id string) ([]*model.Job, erro
 	}
 	var out []*model.Job
 	for _, s := range snap.SubjobRows(p.ID) { // running ones have rows
-		if s.ArrayIndex < from || s.ArrayIndex > to || (s.ArrayIndex-from)%step != 0 {
+		if s.ArrayIndex() < from || s.ArrayIndex() > to || (s.ArrayIndex()-from)%step != 0 {
 			continue
 		}
 		if s.State == model.StateRunning || s.State == model.StateSuspended {
@@ -206,7 +206,7 @@ func jobsForID(snap *raftstore.StateSnapshot, jid string) ([]jobPart, *model.Job
 
 // liveParent reports whether subjob j's array has not finished.
 func liveParent(snap *raftstore.StateSnapshot, j *model.Job) bool {
-	p := snap.Job(j.ArrayID)
+	p := snap.Job(j.ArrayID())
 	return p != nil && !p.IsFinished()
 }
 

@@ -19,7 +19,7 @@ func (s *Server) releaseDueJobs() {
 	now := s.now().Unix()
 	var due []string
 	for _, j := range s.state().JobsInState(model.StateWaiting) {
-		if j.ExecTime <= now {
+		if j.ExecTime() <= now {
 			due = append(due, j.ID)
 		}
 	}

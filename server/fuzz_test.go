@@ -85,10 +85,10 @@ func checkBuiltJob(t *testing.T, j *model.Job, cfg *model.ServerConfig, what any
 	if _, err := model.ParseSelect(j.Select.String(), cfg.Defs); err != nil {
 		t.Fatalf("%v: built select %q does not parse: %v", what, j.Select, err)
 	}
-	if j.Depend != "" {
-		norm, deps, err := parseDepend(j.Depend, cfg.Name)
-		if err != nil || norm != j.Depend || !reflect.DeepEqual(deps, j.Deps) {
-			t.Fatalf("%v: depend %q reparses as %q %v, %v", what, j.Depend, norm, deps, err)
+	if j.Depend() != "" {
+		norm, deps, err := parseDepend(j.Depend(), cfg.Name)
+		if err != nil || norm != j.Depend() || !reflect.DeepEqual(deps, j.Deps()) {
+			t.Fatalf("%v: depend %q reparses as %q %v, %v", what, j.Depend(), norm, deps, err)
 		}
 	}
 	if j.Array != nil {

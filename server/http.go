@@ -153,7 +153,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request, id *Identi
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBeforeRights(job.Deps, id, &cfg, snap); err != nil {
+	if err := checkBeforeRights(job.Deps(), id, &cfg, snap); err != nil {
 		return nil, err
 	}
 	if err := admit(job, id, &cfg, snap); err != nil {

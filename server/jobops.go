@@ -227,7 +227,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, id *Identity)
 	} else {
 		in := schedglue.Input(snap, now)
 		c := j.Copy()
-		c.NeverRunEpoch = 0
+		c.SetNeverRunEpoch(0)
 		in.Queued = []*model.Job{c}
 		in.Withheld = nil       // qrun overrides max_run, as in PBS
 		in.Config.Preempt = nil // qrun runs on free resources only (docs/scheduling.md, "Preemption")

@@ -122,7 +122,7 @@ func eachSubjob(snap *raftstore.StateSnapshot, p *model.Job, from, to, step int6
 		inQueued, inDone := queued.contains(o), done.contains(o)
 		s := snap.Job(model.SubjobID(p.ID, idx))
 		switch {
-		case s != nil && s.ArrayID == p.ID:
+		case s != nil && s.ArrayID() == p.ID:
 		case inQueued:
 			s = p.NewSubjob(idx)
 			if p.State == model.StateHeld || p.State == model.StateWaiting {

@@ -20,7 +20,7 @@ func oldExpandSubjobs(snap *raftstore.StateSnapshot, p *model.Job, from, to, ste
 	a := p.Array
 	rows := map[int64]*model.Job{}
 	for _, s := range snap.Subjobs(p.ID) {
-		rows[s.ArrayIndex] = s
+		rows[s.ArrayIndex()] = s
 	}
 	lo, hi, ok := a.OrdinalRange(from, to)
 	if !ok {

@@ -176,7 +176,7 @@ func (s *Server) requeueJobsOnDeadHosts() {
 		if j.Substate == model.SubProvisioning {
 			continue // a rebooting host is down; the provision alarm covers it
 		}
-		if dead[j.MSHost] {
+		if dead[j.MSHost()] {
 			ids = append(ids, j.ID)
 		}
 	}

@@ -38,7 +38,7 @@ func (s *Server) mailJobEvents(before *raftstore.StateSnapshot, events []model.J
 				exit = *j.Exit
 			}
 			switch {
-			case e.Kind == model.JobEventFailed || exit < 0 || exit >= 256 || j.Deleter != "":
+			case e.Kind == model.JobEventFailed || exit < 0 || exit >= 256 || j.Deleter() != "":
 				text := fmt.Sprintf("Exit_status=%d", exit)
 				if j.Comment != "" {
 					text = j.Comment + "\n" + text

@@ -362,7 +362,7 @@ func TestAlterFields(t *testing.T) {
 		t.Fatalf("qalter: %v", err)
 	}
 	j := cl.job(id)
-	if j.Account != "acct" || j.Project != "proj" || j.ResourceList["walltime"] != "01:00:00" || j.ExecTime != at {
+	if j.Account != "acct" || j.Project != "proj" || j.ResourceList["walltime"] != "01:00:00" || j.ExecTime() != at {
 		t.Errorf("altered job: %+v", j)
 	}
 	if err := cl.c.Alter(cl.ctx, id, &api.AlterRequest{Hold: s("n")}); err != nil {

@@ -155,6 +155,7 @@ func (s *Server) Run(ctx context.Context) error {
 		s.logger.Printf("metrics: %v; serving without the metrics endpoint", err)
 	}
 	go s.accountingLoop(ctx)
+	go s.memTrimLoop(ctx) // memtrim.go
 
 	select {
 	case <-ctx.Done():

@@ -18,15 +18,15 @@ func TestStagingAttributes(t *testing.T) {
 		r.Stagein = " in@store:/d/in , cfg@store:c"
 		r.Stageout = "*.out@store:/r/"
 	})
-	if j := cl.job(id); j.Stagein != "in@store:/d/in,cfg@store:c" || j.Stageout != "*.out@store:/r/" {
-		t.Errorf("stored %q %q", j.Stagein, j.Stageout)
+	if j := cl.job(id); j.Stagein() != "in@store:/d/in,cfg@store:c" || j.Stageout() != "*.out@store:/r/" {
+		t.Errorf("stored %q %q", j.Stagein(), j.Stageout())
 	}
 	s := func(v string) *string { return &v }
 	if err := cl.c.Alter(cl.ctx, id, &api.AlterRequest{Stageout: s("res@store2:/r2")}); err != nil {
 		t.Fatalf("qalter -W stageout: %v", err)
 	}
-	if j := cl.job(id); j.Stageout != "res@store2:/r2" || j.Stagein != "in@store:/d/in,cfg@store:c" {
-		t.Errorf("altered %q %q", j.Stagein, j.Stageout)
+	if j := cl.job(id); j.Stageout() != "res@store2:/r2" || j.Stagein() != "in@store:/d/in,cfg@store:c" {
+		t.Errorf("altered %q %q", j.Stagein(), j.Stageout())
 	}
 	for name, mut := range map[string]func(*api.SubmitRequest){
 		"stagein without host": func(r *api.SubmitRequest) { r.Stagein = "in" },

@@ -129,35 +129,42 @@ func buildJob(req *api.SubmitRequest, id *Identity, cfg *model.ServerConfig) (*m
 	if req.ExecTime < 0 {
 		return nil, model.Errorf(model.PBSEBadAttrVal, " Execution_Time")
 	}
-	j.ExecTime = req.ExecTime
-	j.GroupList = req.GroupList
+	j.SetExecTime(req.ExecTime)
+	j.SetGroupList(req.GroupList)
 	if req.Umask != "" {
 		v, ok := model.ParseUmask(req.Umask)
 		if !ok {
 			return nil, model.Errorf(model.PBSEBadAttrVal, " umask")
 		}
 		// Stored as PBS shows it: octal digits without leading zeros.
-		j.Umask = strconv.FormatInt(int64(v), 8)
+		j.SetUmask(strconv.FormatInt(int64(v), 8))
 	}
 	if err := checkPathHosts(&req.Output, &req.Error); err != nil {
 		return nil, err
 	}
 	if req.Stagein != "" {
-		if j.Stagein, err = stageList("stagein", req.Stagein); err != nil {
+		stagein, err := stageList("stagein", req.Stagein)
+		if err != nil {
 			return nil, err
 		}
+		j.SetStagein(stagein)
 	}
 	if req.Stageout != "" {
-		if j.Stageout, err = stageList("stageout", req.Stageout); err != nil {
+		stageout, err := stageList("stageout", req.Stageout)
+		if err != nil {
 			return nil, err
 		}
+		j.SetStageout(stageout)
 	}
-	if j.CreateResvFromJob = req.CreateResvFromJob; j.CreateResvFromJob && (req.ArrayIndices != "" || model.IsResvQueue(j.Queue)) {
+	if j.SetCreateResvFromJob(req.CreateResvFromJob); j.CreateResvFromJob() && (req.ArrayIndices != "" || model.IsResvQueue(j.Queue)) {
 		return nil, model.Errorf(model.PBSEBadAttrVal, " create_resv_from_job") // not for arrays or jobs already in a reservation
 	}
-	if j.Depend, j.Deps, err = parseDepend(req.Depend, cfg.Name); err != nil {
+	depend, deps, err := parseDepend(req.Depend, cfg.Name)
+	if err != nil {
 		return nil, err
 	}
+	j.SetDepend(depend)
+	j.SetDeps(deps)
 	if req.ArrayIndices != "" {
 		if j.Array, err = model.ParseArraySpec(req.ArrayIndices); err != nil {
 			return nil, model.Errorf(model.PBSEBadAttrVal, " array_indices_submitted")
@@ -344,7 +351,9 @@ func interactiveSession(j *model.Job, req *api.SubmitRequest) error {
 	if j.Array != nil {
 		return model.Errorf(model.PBSEBadAttrVal, " interactive")
 	}
-	j.Interactive, j.InteractiveAddr, j.InteractiveCookie = true, req.Interactive, req.InteractiveCookie
+	j.SetInteractive(true)
+	j.SetInteractiveAddr(req.Interactive)
+	j.SetInteractiveCookie(req.InteractiveCookie)
 	j.Rerun = false
 	j.Script, j.Argv = "", nil
 	return nil

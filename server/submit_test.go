@@ -141,7 +141,7 @@ func TestBuildJobInteractive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !j.Interactive || j.InteractiveAddr != "login1:40123" || j.InteractiveCookie != cookie || j.Rerun || j.Script != "" {
+	if !j.Interactive() || j.InteractiveAddr() != "login1:40123" || j.InteractiveCookie() != cookie || j.Rerun || j.Script != "" {
 		t.Fatalf("interactive job: %+v", j)
 	}
 	for _, req := range []*api.SubmitRequest{

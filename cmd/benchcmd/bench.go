@@ -45,7 +45,7 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "slots", Value: "8x1,8x2,8x4,8x8", Usage: "agents x cpus of the jobs/s-against-slots sweep"},
 			&cli.StringFlag{Name: "slurm", Value: "auto", Usage: "Slurm peer directory, auto (../shared/peers/slurm or STRATA_SLURM_PEER when present) or off"},
 			&cli.StringFlag{Name: "plot-data", Usage: "write the jobs/s-against-slots points here (JSON for cmd/benchplot)"},
-			&cli.StringFlag{Name: "figures", Usage: "measure only these end-to-end figures (a1,a8,b,c,slots,slurm), print them and write no report"},
+			&cli.StringFlag{Name: "figures", Usage: "measure only these figures (a1,a8,b,c,slots,slurm; mem: server memory per queued job on a fresh cluster), print them and write no report"},
 			&cli.BoolFlag{Name: "short", Usage: "small sizes, one run, no Slurm: a bench CI can afford"},
 		},
 		Action: run,

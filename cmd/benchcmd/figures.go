@@ -125,6 +125,12 @@ func endToEndFigures(ctx context.Context, exe string, sz sizes) (*e2eFigures, er
 		f.sweep = append(f.sweep, run)
 		say("sweep %dx%d: %.1f jobs/s", p[0], p[1], run.Rate)
 	}
+	if sz.only["mem"] {
+		// Only when named: the full report measures memory on its own cluster (bench.go).
+		if _, err := memFigure(ctx, exe, sz.memJobs); err != nil {
+			return nil, err
+		}
+	}
 	if sz.slurm == "" || !sz.want("slurm") {
 		f.slurmAbsent = true
 		return f, nil

@@ -128,7 +128,7 @@ func estStart(j *model.Job, now time.Time) string {
 	if j.IsRunning() {
 		return ""
 	}
-	return formatEstStart(j.EstStart, now)
+	return formatEstStart(j.EstStart(), now)
 }
 
 func first5(s string) string {

@@ -48,7 +48,7 @@ func selectArrays(jobs []*model.Job, o qstatOpts) []*model.Job {
 func byEstimatedStart(jobs []*model.Job) []*model.Job {
 	out := append([]*model.Job(nil), jobs...)
 	sort.SliceStable(out, func(a, b int) bool {
-		ea, eb := out[a].EstStart, out[b].EstStart
+		ea, eb := out[a].EstStart(), out[b].EstStart()
 		switch {
 		case ea == 0:
 			return false

@@ -71,8 +71,8 @@ func storedJobs(t *testing.T) []*model.Job {
 	submit(2, "2:ncpus=4", "scatter:excl", nil)
 	submit(3, "1:ncpus=1", "", func(j *model.Job) { j.Hold = "u"; j.Priority = 10; j.Account = "proj7" })
 	submit(4, "1:ncpus=1", "", func(j *model.Job) {
-		j.Depend = "afterok:" + first
-		j.Deps = []model.Dep{{Type: "afterok", Job: first}}
+		j.SetDepend("afterok:" + first)
+		j.SetDeps([]model.Dep{{Type: "afterok", Job: first}})
 	})
 	submit(5, "1:ncpus=1", "", func(j *model.Job) {
 		arr, err := model.ParseArraySpec("1-3")

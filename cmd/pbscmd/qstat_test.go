@@ -279,7 +279,7 @@ func TestQstatFullNeverPrintsALoneTab(t *testing.T) {
 // qualified by its server, as OpenPBS shows it.
 func TestQstatFullShowsDepend(t *testing.T) {
 	j := refJob102()
-	j.Depend = "afterok:100.pbssvr:101.pbssvr,before:103.pbssvr"
+	j.SetDepend("afterok:100.pbssvr:101.pbssvr,before:103.pbssvr")
 	tio, _ := runQstat(t, &fakeServer{jobs: []*model.Job{j}}, "-f", "102")
 	want := "    ctime = Mon Jun  2 09:58:11 2025\n    depend = afterok:100.pbssvr@pbssvr:101.pbssvr@pbssvr,\n\tbefore:103.pbssvr@pbssvr\n    Error_Path"
 	if !strings.Contains(tio.stdout.String(), want) {

@@ -85,7 +85,7 @@ func Job(j *model.Job, defs model.ResourceDefs, loc *time.Location) []Attr {
 	}
 	add("Checkpoint", or(j.Checkpt, defaultCheckpoint))
 	addTime("ctime", j.Ctime)
-	add("depend", DependDisplay(j.Depend, j.Server))
+	add("depend", DependDisplay(j.Depend(), j.Server))
 	add("Error_Path", j.Error)
 	if len(j.Exec) > 0 {
 		add("exec_host", j.ExecHost())
@@ -109,18 +109,18 @@ func Job(j *model.Job, defs model.ResourceDefs, loc *time.Location) []Attr {
 		add("session_id", strconv.Itoa(j.SessionID))
 	}
 	add("Shell_Path_List", j.Shell)
-	add("stagein", j.Stagein)
-	add("stageout", j.Stageout)
+	add("stagein", j.Stagein())
+	add("stageout", j.Stageout())
 	add("substate", strconv.Itoa(j.Substate))
-	add("umask", j.Umask)
+	add("umask", j.Umask())
 	if len(j.Env) > 0 {
 		out = append(out, Attr{Name: "Variable_List", Value: VariableList(j.Env), Env: j.Env})
 	}
 	add("comment", j.Comment)
 	addTime("etime", j.Etime)
 	out = append(out, estimateAttrs(j, defs, loc)...)
-	if j.EstSoftWalltime > 0 {
-		out = append(out, Attr{Name: "estimated", Resource: "soft_walltime", Value: model.FormatDuration(j.EstSoftWalltime)})
+	if j.EstSoftWalltime() > 0 {
+		out = append(out, Attr{Name: "estimated", Resource: "soft_walltime", Value: model.FormatDuration(j.EstSoftWalltime())})
 	}
 	add("run_count", strconv.Itoa(j.RunCount))
 	if j.Exit != nil {
@@ -128,12 +128,12 @@ func Job(j *model.Job, defs model.ResourceDefs, loc *time.Location) []Attr {
 	}
 	out = append(out, arrayAttrs(j)...)
 	add("Submit_arguments", j.SubmitArgs)
-	if j.Interactive {
+	if j.Interactive() {
 		add("interactive", model.FormatBool(true))
 	}
 	out = append(out, Attr{Name: "project", Value: or(j.Project, defaultProject), AsString: true})
 	add("Submit_Host", j.SubmitHost)
-	addTime("obittime", j.Obit)
+	addTime("obittime", j.Obit())
 	return out
 }
 
@@ -190,7 +190,7 @@ func arrayAttrs(j *model.Job) []Attr {
 		}
 		return out
 	case j.IsSubjob():
-		return []Attr{{Name: "array_id", Value: j.ArrayID}, {Name: "array_index", Value: fmt.Sprint(j.ArrayIndex)}}
+		return []Attr{{Name: "array_id", Value: j.ArrayID()}, {Name: "array_index", Value: fmt.Sprint(j.ArrayIndex())}}
 	}
 	return nil
 }
@@ -198,15 +198,15 @@ func arrayAttrs(j *model.Job) []Attr {
 // estimateAttrs are a top job's estimated.exec_vnode and
 // estimated.start_time.
 func estimateAttrs(j *model.Job, defs model.ResourceDefs, loc *time.Location) []Attr {
-	if j.EstStart == 0 {
+	if j.EstStart() == 0 {
 		return nil
 	}
 	var out []Attr
-	if len(j.EstExec) > 0 {
+	if len(j.EstExec()) > 0 {
 		out = append(out, Attr{Name: "estimated", Resource: "exec_vnode", Value: j.EstExecVnode(defs)})
 	}
-	out = append(out, Attr{Name: "estimated", Resource: "start_time", Value: FormatCtime(j.EstStart, loc)})
-	if j.TopJob {
+	out = append(out, Attr{Name: "estimated", Resource: "start_time", Value: FormatCtime(j.EstStart(), loc)})
+	if j.TopJob() {
 		// A job the scheduler holds resources for (backfill_depth), as
 		// OpenPBS marks it.
 		out = append(out, Attr{Name: "topjob", Value: model.FormatBool(true)})

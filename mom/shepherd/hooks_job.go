@@ -63,7 +63,7 @@ func (r *jobRunner) runJobHooks(event string, j *model.Job) *hooks.Outcome {
 		logger = log.New(io.MultiWriter(f, r.logger.Writer()), r.logger.Prefix(), r.logger.Flags())
 	}
 	// The agent holds no server state: pbs.server() gives the name only.
-	ev := hooks.Event{Type: event, Requestor: HookRequestor, RequestorHost: j.MSHost, Job: j, Vnodes: jobVnodes(j),
+	ev := hooks.Event{Type: event, Requestor: HookRequestor, RequestorHost: j.MSHost(), Job: j, Vnodes: jobVnodes(j),
 		Server: &hooks.ServerView{Name: j.Server}}
 	for _, h := range model.OrderedHooks(all, event) {
 		h := h
@@ -121,7 +121,7 @@ func (r *jobRunner) startHooks(event string) *Result {
 // rejection is only logged (by runJobHooks). The hook sees the job with its
 // Exit_status.
 func (r *jobRunner) endHooks(event string, res *Result) {
-	j := *r.job
+	j := r.job.Dup() // its own JobExt: hooks see a copy
 	exit := res.Exit
 	j.Exit = &exit
 	r.runJobHooks(event, &j)

@@ -38,12 +38,12 @@ type interactiveSession struct {
 // job, opens a terminal and turns cmd into the owner's login shell on it.
 func (r *jobRunner) openInteractive(cmd *exec.Cmd) error {
 	j := r.job
-	conn, err := net.DialTimeout("tcp", j.InteractiveAddr, interactiveDial)
+	conn, err := net.DialTimeout("tcp", j.InteractiveAddr(), interactiveDial)
 	if err != nil {
-		return fmt.Errorf("interactive job: cannot reach qsub at %s: %w", j.InteractiveAddr, err)
+		return fmt.Errorf("interactive job: cannot reach qsub at %s: %w", j.InteractiveAddr(), err)
 	}
 	out := ttyframe.NewFrameWriter(conn)
-	if err := out.Write(ttyframe.FrameHello, ttyframe.HelloPayload(j.ID, j.InteractiveCookie)); err != nil {
+	if err := out.Write(ttyframe.FrameHello, ttyframe.HelloPayload(j.ID, j.InteractiveCookie())); err != nil {
 		conn.Close()
 		return fmt.Errorf("interactive job: greet qsub: %w", err)
 	}

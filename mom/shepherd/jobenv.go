@@ -64,8 +64,8 @@ func jobEnvironment(j *model.Job, p jobEnvParams) []string {
 	}
 	env.set("PBS_JOBID", j.ID)
 	if j.IsSubjob() {
-		env.set("PBS_ARRAY_INDEX", strconv.FormatInt(j.ArrayIndex, 10))
-		env.set("PBS_ARRAY_ID", j.ArrayID)
+		env.set("PBS_ARRAY_INDEX", strconv.FormatInt(j.ArrayIndex(), 10))
+		env.set("PBS_ARRAY_ID", j.ArrayID())
 	}
 	env.set("PBS_JOBNAME", j.Name)
 	env.set("PBS_QUEUE", j.Queue)
@@ -73,7 +73,7 @@ func jobEnvironment(j *model.Job, p jobEnvParams) []string {
 		env.set("PBS_O_WORKDIR", wd)
 	}
 	env.set("PBS_NODEFILE", p.NodeFile)
-	if j.Interactive {
+	if j.Interactive() {
 		env.set("PBS_ENVIRONMENT", "PBS_INTERACTIVE")
 	} else {
 		env.set("PBS_ENVIRONMENT", "PBS_BATCH")

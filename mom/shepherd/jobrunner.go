@@ -187,7 +187,7 @@ func (r *jobRunner) prepare() (*exec.Cmd, *os.File, *os.File, error) {
 		return nil, nil, nil, fmt.Errorf("write node file: %w", err)
 	}
 	env := jobEnvironment(j, jobEnvParams{ID: r.id, NodeFile: nodefile, TmpDir: tmpdir})
-	if j.Interactive {
+	if j.Interactive() {
 		// The session is the job: no script, and the terminal stands for
 		// stdout and stderr (PBS writes no .o or .e for it).
 		cmd := &exec.Cmd{Env: env, Dir: r.id.Home,

@@ -118,10 +118,10 @@ func (r *jobRunner) transferConfig() TransferConfig {
 // copied are removed and the result says the job must wait and be tried
 // again (PBS: W, substate 37, 30 minutes).
 func (r *jobRunner) stageIn() *Result {
-	if r.job.Stagein == "" {
+	if r.job.Stagein() == "" {
 		return nil
 	}
-	specs, err := model.ParseStageList(r.job.Stagein)
+	specs, err := model.ParseStageList(r.job.Stagein())
 	if err != nil {
 		return &Result{Kind: model.JobEventStageinFailed, Exit: model.ExitFail1, Comment: fmt.Sprintf("bad stagein: %v", err)}
 	}
@@ -154,10 +154,10 @@ func (r *jobRunner) stageIn() *Result {
 // failures ("" when every copy worked). A file that could not be copied
 // stays where the job left it.
 func (r *jobRunner) stageOut() string {
-	if r.job.Stageout == "" {
+	if r.job.Stageout() == "" {
 		return ""
 	}
-	specs, err := model.ParseStageList(r.job.Stageout)
+	specs, err := model.ParseStageList(r.job.Stageout())
 	if err != nil {
 		return fmt.Sprintf("bad stageout: %v", err)
 	}

@@ -39,8 +39,8 @@ func (b *ownBooks) SetProvision(p scheduler.ProvisionInfo) { b.snap.Provision = 
 
 // EstStart is a queued job's top-job estimated start, 0 for none.
 func (b *ownBooks) EstStart(id string) int64 {
-	if j := b.jobs[id]; j != nil && j.State == model.StateQueued && j.TopJob {
-		return j.EstStart
+	if j := b.jobs[id]; j != nil && j.State == model.StateQueued && j.TopJob() {
+		return j.EstStart()
 	}
 	return 0
 }

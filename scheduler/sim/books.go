@@ -77,27 +77,32 @@ func (b *ownBooks) Cycle(now int64) ([]model.RunDecision, error) {
 // applyPlan applies a plan's runs, comments and estimates.
 func (b *ownBooks) applyPlan(plan *scheduler.Plan, now int64) {
 	for _, d := range plan.Runs {
-		r := *b.jobs[d.JobID]
+		r := b.jobs[d.JobID].Dup()
 		r.State, r.Stime, r.Exec = model.StateRunning, now, d.Exec
-		r.Comment, r.TopJob, r.EstStart, r.EstExec = "", false, 0, nil
+		r.Comment = ""
+		r.SetTopJob(false)
+		r.SetEstStart(0)
+		r.SetEstExec(nil)
 		b.jobs[d.JobID] = &r
 		b.assign(&r)
 		b.running = append(b.running, &r)
 	}
 	for _, c := range plan.Comments {
 		if j := b.jobs[c.JobID]; j.State == model.StateQueued {
-			cp := *j
+			cp := j.Dup()
 			cp.Comment = c.Comment
 			if c.NeverRun {
-				cp.NeverRunEpoch = b.snap.Epoch
+				cp.SetNeverRunEpoch(b.snap.Epoch)
 			}
 			b.jobs[c.JobID] = &cp
 		}
 	}
 	for _, e := range plan.Estimates {
 		if j := b.jobs[e.JobID]; j.State == model.StateQueued {
-			cp := *j
-			cp.EstStart, cp.EstExec, cp.TopJob = e.Start, e.Exec, e.Top
+			cp := j.Dup()
+			cp.SetEstStart(e.Start)
+			cp.SetEstExec(e.Exec)
+			cp.SetTopJob(e.Top)
 			b.jobs[e.JobID] = &cp
 		}
 	}

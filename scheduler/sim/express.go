@@ -264,15 +264,20 @@ func (b *expressBooks) cycle(now int64) *scheduler.Plan {
 		switch p.Method {
 		case model.PreemptSuspend:
 			b.shift(j, -1)
-			cp := *j
-			cp.State, cp.Substate, cp.PreemptedAt = model.StateSuspended, model.SubSchedSuspended, now
+			cp := j.Dup()
+			cp.State = model.StateSuspended
+			cp.Substate = model.SubSchedSuspended
+			cp.SetPreemptedAt(now)
 			b.replace(&cp)
 		case model.PreemptDelete:
 			b.end(j.ID)
 		default:
 			b.end(j.ID) // releases and forgets; queue it again
-			cp := *j
-			cp.State, cp.Substate, cp.Exec, cp.PreemptedAt = model.StateQueued, model.SubQueued, nil, now
+			cp := j.Dup()
+			cp.State = model.StateQueued
+			cp.Substate = model.SubQueued
+			cp.Exec = nil
+			cp.SetPreemptedAt(now)
 			b.jobs[cp.ID] = &cp
 			b.queued = append(b.queued, &cp)
 		}
@@ -280,7 +285,7 @@ func (b *expressBooks) cycle(now int64) *scheduler.Plan {
 	for _, id := range plan.Resumes {
 		j := b.jobs[id]
 		b.shift(j, +1)
-		cp := *j
+		cp := j.Dup()
 		cp.State, cp.Substate = model.StateRunning, model.SubRunning
 		b.replace(&cp)
 	}

@@ -19,9 +19,10 @@ func fullJob() *model.Job {
 		ResourceList: map[string]string{"ncpus": "1", "walltime": "00:10:00"},
 		Env:          []model.EnvVar{{Name: "PBS_O_HOME", Value: "/home/alice"}},
 		Script:       "#!/bin/sh\necho secret\n", Token: "tok-123", SubmitHost: "h",
-		Exec:   []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "n1", Host: "n1", Amounts: map[string]float64{"ncpus": 1}}}}},
-		MSHost: "n1", Exit: &exit, Used: map[string]string{"cput": "00:00:01"}, Comment: "Job run", RunCount: 1,
+		Exec: []model.ExecChunk{{Shares: []model.VnodeShare{{Vnode: "n1", Host: "n1", Amounts: map[string]float64{"ncpus": 1}}}}},
+		Exit: &exit, Used: map[string]string{"cput": "00:00:01"}, Comment: "Job run", RunCount: 1,
 		History: []model.Event{{Time: 1, Text: "queued"}}, Rank: &rank,
+		JobExt: &model.JobExt{MSHost: "n1"},
 	}
 }
 

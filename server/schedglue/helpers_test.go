@@ -127,7 +127,7 @@ func (f *fixture) seen(id string) seen {
 		f.t.Fatalf("no job %s", id)
 	}
 	cfg := s.Config()
-	return seen{State: fmt.Sprintf("%s/%d", j.State, j.Substate), ExecVnode: j.ExecVnode(cfg.Defs), Comment: j.Comment, EstStart: j.EstStart}
+	return seen{State: fmt.Sprintf("%s/%d", j.State, j.Substate), ExecVnode: j.ExecVnode(cfg.Defs), Comment: j.Comment, EstStart: j.EstStart()}
 }
 
 // ran is the comment the FSM writes on a job it starts (qstat's comment

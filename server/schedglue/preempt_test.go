@@ -52,8 +52,8 @@ func TestPreemptSuspendThenResume(t *testing.T) {
 	if s := f.seen(ex); s.State != "R/41" {
 		t.Fatalf("express job %+v, want started", s)
 	}
-	if j := f.State().Job(normal); len(j.Signals) != 1 || j.Signals[0].Signal != "suspend" || j.PreemptedAt != 130 {
-		t.Fatalf("victim signals %+v time_preempted %d", j.Signals, j.PreemptedAt)
+	if j := f.State().Job(normal); len(j.Signals()) != 1 || j.Signals()[0].Signal != "suspend" || j.PreemptedAt() != 130 {
+		t.Fatalf("victim signals %+v time_preempted %d", j.Signals(), j.PreemptedAt())
 	}
 	if !f.acct(model.AcctSuspend, normal) {
 		t.Fatal("no z accounting record")
@@ -69,8 +69,8 @@ func TestPreemptSuspendThenResume(t *testing.T) {
 	if s := f.seen(normal); s.State != "R/42" || !strings.HasPrefix(s.Comment, "Job resumed") {
 		t.Fatalf("victim %+v, want resumed", s)
 	}
-	if j := f.State().Job(normal); j.Signals[len(j.Signals)-1].Signal != "resume" {
-		t.Fatalf("no resume signal: %+v", j.Signals)
+	if j := f.State().Job(normal); j.Signals()[len(j.Signals())-1].Signal != "resume" {
+		t.Fatalf("no resume signal: %+v", j.Signals())
 	}
 	if !f.acct(model.AcctResume, normal) {
 		t.Fatal("no r accounting record")
@@ -113,8 +113,8 @@ func TestPreemptRequeueDeleteCheckpoint(t *testing.T) {
 			if s := f.seen(ex); s.State != "Q/10" || !strings.Contains(s.Comment, "preempted jobs") {
 				t.Fatalf("express job %+v, want waiting", s)
 			}
-			if j := f.State().Job(normal); j.Signals[len(j.Signals)-1].Signal != model.SigCheckpoint {
-				t.Fatalf("no checkpoint request: %+v", j.Signals)
+			if j := f.State().Job(normal); j.Signals()[len(j.Signals())-1].Signal != model.SigCheckpoint {
+				t.Fatalf("no checkpoint request: %+v", j.Signals())
 			}
 			f.cycle(140)
 			if s := f.seen(ex); s.State != "Q/10" {
@@ -188,8 +188,8 @@ func TestPreemptedJobCannotBeContinued(t *testing.T) {
 	if e, ok := model.AsPBSError(err); !ok || e.Code != model.PBSEBadState {
 		t.Fatalf("SIGCONT to a preempted job: %v, want PBSEBadState", err)
 	}
-	if j := f.State().Job(normal); len(j.Signals) != 1 || j.State != model.StateSuspended {
-		t.Fatalf("job after the refused SIGCONT: %s signals %+v", j.State, j.Signals)
+	if j := f.State().Job(normal); len(j.Signals()) != 1 || j.State != model.StateSuspended {
+		t.Fatalf("job after the refused SIGCONT: %s signals %+v", j.State, j.Signals())
 	}
 }
 

@@ -164,7 +164,7 @@ func TestScaleCycle(t *testing.T) {
 	}
 	top := 0
 	for _, j := range in.Queued {
-		if j.TopJob {
+		if j.TopJob() {
 			top++
 		}
 	}

@@ -163,14 +163,14 @@ func jobRows(snap *raftstore.StateSnapshot, visible func(*model.Job) bool) ([]Jo
 			continue
 		}
 		r := JobRow{ID: j.ID, Name: j.Name, User: j.User, Queue: j.Queue, State: j.State,
-			TopJob: j.TopJob, NCPUs: j.ResourceList["ncpus"], Comment: j.Comment}
+			TopJob: j.TopJob(), NCPUs: j.ResourceList["ncpus"], Comment: j.Comment}
 		if w, err := model.ParseDuration(j.ResourceList["walltime"]); err == nil {
 			r.Walltime = w
 		}
 		if j.Stime > 0 && (j.State == "R" || j.State == "E" || j.State == "B") {
 			r.Start = j.Stime
-		} else if j.EstStart > 0 {
-			r.Start, r.Estimated = j.EstStart, true
+		} else if j.EstStart() > 0 {
+			r.Start, r.Estimated = j.EstStart(), true
 		}
 		rows = append(rows, r)
 	}

@@ -30,7 +30,8 @@ func (a *Agent) watchLocked(ctx context.Context, wg *sync.WaitGroup, rec *record
 
 // watch reports the job's start (session id) and end.
 func (a *Agent) watch(ctx context.Context, rec *record) {
-	dw := newDirWatch(rec.dir)
+	// pollJob reads these two (both written by rename).
+	dw := newDirWatch(rec.dir, fileJobPid, fileResult)
 	defer dw.Close()
 	interval := watchInterval
 	if dw != nil {

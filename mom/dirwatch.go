@@ -3,6 +3,7 @@ package mom
 import (
 	"bytes"
 	"os"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -16,6 +17,7 @@ type dirWatch struct {
 	f    *os.File
 	wake chan struct{}
 	// names are the files whose changes wake the watcher (none: all).
+	mu    sync.Mutex
 	names []string
 }
 
@@ -55,9 +57,23 @@ func (w *dirWatch) read() {
 	}
 }
 
+// add makes changes to one more file wake the watcher.
+func (w *dirWatch) add(name string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.names) > 0 {
+		w.names = append(w.names, name)
+	}
+}
+
 // wanted tells whether a read of inotify events names a watched file (or
 // cannot be parsed, or overflowed: then it wakes to be safe).
 func (w *dirWatch) wanted(b []byte) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if len(w.names) == 0 {
 		return true
 	}

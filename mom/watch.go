@@ -20,6 +20,7 @@ const (
 func (a *Agent) watchLocked(ctx context.Context, wg *sync.WaitGroup, rec *record) {
 	wctx, cancel := context.WithCancel(ctx)
 	rec.stopWatch = cancel
+	rec.watched = time.Now()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -30,8 +31,11 @@ func (a *Agent) watchLocked(ctx context.Context, wg *sync.WaitGroup, rec *record
 
 // watch reports the job's start (session id) and end.
 func (a *Agent) watch(ctx context.Context, rec *record) {
-	// pollJob reads these two (both written by rename).
-	dw := newDirWatch(rec.dir, fileJobPid, fileResult)
+	// pollJob reads job.pid and result.json (both written by rename).
+	// For startedHold only the result wakes the watcher: a short job's
+	// start is then read with its end, and both are reported in one
+	// request (events.go) after one wake-up instead of two.
+	dw := newDirWatch(rec.dir, fileResult)
 	defer dw.Close()
 	interval := watchInterval
 	if dw != nil {
@@ -39,6 +43,8 @@ func (a *Agent) watch(ctx context.Context, rec *record) {
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	lookForStart := time.NewTimer(startedHold)
+	defer lookForStart.Stop()
 	// Whether the shepherd still lives is asked on the ticks only: the
 	// files a job's start writes wake the watcher several times, and
 	// each look at the shepherd reads its record and /proc.
@@ -51,6 +57,11 @@ func (a *Agent) watch(ctx context.Context, rec *record) {
 		case <-ctx.Done():
 			return
 		case <-dw.C():
+			checkAlive = false
+		case <-lookForStart.C:
+			// Watch job.pid before looking at it, so a start written
+			// in between still wakes the watcher.
+			dw.add(fileJobPid)
 			checkAlive = false
 		case <-t.C:
 			checkAlive = true
@@ -103,9 +114,10 @@ func (a *Agent) noteStarted(rec *record) {
 		return
 	}
 	rec.startedQueued = true
-	a.queueLocked(rec.key, api.JobEvent{
+	// It has waited for company since the watcher started.
+	a.queueAtLocked(rec.key, api.JobEvent{
 		JobID: rec.job.ID, Kind: api.EventStarted, SessionID: pr.Pid, Run: rec.job.RunCount,
-	})
+	}, rec.watched)
 }
 
 // finishLocked records the job's result and queues its end event. Caller

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 	"sync"
-	"time"
 
 	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
@@ -62,9 +61,6 @@ type record struct {
 	endedAcked    bool
 	killSent      bool
 	stopWatch     context.CancelFunc
-	// watched is when its watcher started (just after the launch):
-	// the started report waits for company from then (events.go).
-	watched time.Time
 
 	// sigsWritten is the highest signal request written to signals.json
 	// by this agent; usageSent is the last usage reported.

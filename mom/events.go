@@ -26,15 +26,7 @@ const startedHold = 30 * time.Millisecond
 
 // queueLocked appends an event and wakes the sender. Caller holds a.mu.
 func (a *Agent) queueLocked(key string, ev api.JobEvent) {
-	a.queueAtLocked(key, ev, time.Now())
-}
-
-// queueAtLocked is queueLocked for an event that has waited since at.
-func (a *Agent) queueAtLocked(key string, ev api.JobEvent, at time.Time) {
-	if at.IsZero() {
-		at = time.Now()
-	}
-	a.pending = append(a.pending, pendingEvent{key: key, ev: ev, at: at})
+	a.pending = append(a.pending, pendingEvent{key: key, ev: ev, at: time.Now()})
 	a.kick()
 }
 
@@ -45,16 +37,12 @@ func (a *Agent) holdLocked() time.Duration {
 	if len(a.pending) == 0 {
 		return 0
 	}
-	oldest := a.pending[0].at
 	for _, p := range a.pending {
 		if p.ev.Kind != api.EventStarted {
 			return 0
 		}
-		if p.at.Before(oldest) {
-			oldest = p.at
-		}
 	}
-	return startedHold - time.Since(oldest)
+	return startedHold - time.Since(a.pending[0].at)
 }
 
 // eventLoop sends pending events in batches until the server acknowledges

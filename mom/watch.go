@@ -20,7 +20,6 @@ const (
 func (a *Agent) watchLocked(ctx context.Context, wg *sync.WaitGroup, rec *record) {
 	wctx, cancel := context.WithCancel(ctx)
 	rec.stopWatch = cancel
-	rec.watched = time.Now()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -114,10 +113,9 @@ func (a *Agent) noteStarted(rec *record) {
 		return
 	}
 	rec.startedQueued = true
-	// It has waited for company since the watcher started.
-	a.queueAtLocked(rec.key, api.JobEvent{
+	a.queueLocked(rec.key, api.JobEvent{
 		JobID: rec.job.ID, Kind: api.EventStarted, SessionID: pr.Pid, Run: rec.job.RunCount,
-	}, rec.watched)
+	})
 }
 
 // finishLocked records the job's result and queues its end event. Caller

@@ -26,6 +26,7 @@ TAGS    ?= urfave_cli_no_docs
 
 build:
 	$(GO) build -tags '$(TAGS)' -o $(BIN)/strata ./cmd/strata
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/strata-shepherd ./cmd/strata-shepherd
 	@for l in $(LINKS); do ln -sf strata $(BIN)/$$l; done
 
 vet:
@@ -109,6 +110,7 @@ install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(UNITDIR)
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/strata
 	install -m 0755 $(BIN)/strata $(DESTDIR)$(BINDIR)/strata
+	install -m 0755 $(BIN)/strata-shepherd $(DESTDIR)$(BINDIR)/strata-shepherd
 	@for l in $(LINKS); do ln -sf strata $(DESTDIR)$(BINDIR)/$$l; done
 	$(BIN)/strata gen-man $(DESTDIR)$(MANDIR) >/dev/null
 	$(BIN)/strata gen-completion > $(DESTDIR)$(BASHCOMPDIR)/strata
@@ -120,7 +122,7 @@ install: build
 
 # Removes what install wrote; configurations, certificates and state stay.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/strata $(DESTDIR)$(BASHCOMPDIR)/strata
+	rm -f $(DESTDIR)$(BINDIR)/strata $(DESTDIR)$(BINDIR)/strata-shepherd $(DESTDIR)$(BASHCOMPDIR)/strata
 	@for l in $(LINKS); do rm -f $(DESTDIR)$(BINDIR)/$$l $(DESTDIR)$(BASHCOMPDIR)/$$l $(DESTDIR)$(MANDIR)/man1/$$l.1 $(DESTDIR)$(MANDIR)/man8/$$l.8; done
 	rm -f $(DESTDIR)$(MANDIR)/man8/strata.8
 	rm -f $(DESTDIR)$(SYSCONFDIR)/strata/server.toml.example $(DESTDIR)$(SYSCONFDIR)/strata/mom.toml.example

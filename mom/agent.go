@@ -73,6 +73,9 @@ func New(cfg *Config, client *api.Client, logger *log.Logger) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("mom config: %w", err)
 	}
+	if err := checkShepherd(cfg.ShepherdCommand); err != nil {
+		return nil, fmt.Errorf("mom: %w", err)
+	}
 	if client == nil {
 		return nil, fmt.Errorf("mom: no server client")
 	}
@@ -108,7 +111,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.setupCgroups()
 	if a.cgroups != nil {
-		defer a.cgroups.removeAgentCgroup()
+		defer a.cgroups.RemoveAgentCgroup()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -3,6 +3,8 @@ package mom
 import (
 	"errors"
 	"path/filepath"
+
+	"github.com/strata-hpc/strata/mom/shepherd"
 )
 
 // setupCgroups detects the host's cgroup layout and creates the agent's
@@ -14,43 +16,27 @@ func (a *Agent) setupCgroups() {
 		return
 	}
 	a.cgroups = lay
-	a.logger.Printf("jobs are contained by %s", lay.describe())
-	if lay.EnforceMem && !lay.canLimitMem() {
+	a.logger.Printf("jobs are contained by %s", lay.Describe())
+	if lay.EnforceMem && !lay.CanLimitMem() {
 		a.logger.Printf("enforce_mem: the %s layout has no memory controller; memory is not limited", lay.Mode)
 	}
-	if lay.EnforceCpus && !lay.canConfineCPUs() {
+	if lay.EnforceCpus && !lay.CanConfineCPUs() {
 		a.logger.Printf("enforce_cpus: the %s layout has no cpuset controller; cpus are not confined", lay.Mode)
 	}
-}
-
-// canLimitMem tells whether job cgroups get a memory controller.
-func (l *cgroupLayout) canLimitMem() bool {
-	if l.Mode == cgroupV2 {
-		return fileHasWord(filepath.Join(l.Dirs[""], "cgroup.subtree_control"), "memory")
-	}
-	return l.Dirs["memory"] != ""
-}
-
-// canConfineCPUs tells whether job cgroups get a cpuset controller.
-func (l *cgroupLayout) canConfineCPUs() bool {
-	if l.Mode == cgroupV2 {
-		return fileHasWord(filepath.Join(l.Dirs[""], "cgroup.subtree_control"), "cpuset")
-	}
-	return l.Dirs["cpuset"] != ""
 }
 
 // killLeftoverCgroup kills and removes the cgroup of a run whose shepherd
 // is gone: whatever the job left running must not outlive it.
 func (a *Agent) killLeftoverCgroup(dir string) {
-	var lp launchParams
-	if err := readJSON(filepath.Join(dir, fileLaunch), &lp); err != nil {
+	_, lp, err := shepherd.ReadRecord(dir)
+	if err != nil || lp == nil {
 		return
 	}
-	cg := lp.Cgroup.job(filepath.Base(dir))
+	cg := lp.Cgroup.Job(filepath.Base(dir))
 	if cg == nil {
 		return
 	}
-	if err := cg.killAndRemove(); err != nil {
+	if err := cg.KillAndRemove(); err != nil {
 		a.logger.Printf("leftover cgroup of %s: %v", filepath.Base(dir), err)
 	}
 }
@@ -67,16 +53,16 @@ func KillSpoolJobCgroups(spoolDir string) (int, error) {
 	n := 0
 	var errs []error
 	for _, dir := range dirs {
-		var lp launchParams
-		if err := readJSON(filepath.Join(dir, fileLaunch), &lp); err != nil {
+		_, lp, err := shepherd.ReadRecord(dir)
+		if err != nil || lp == nil {
 			continue
 		}
-		if cg := lp.Cgroup.job(filepath.Base(dir)); cg != nil {
+		if cg := lp.Cgroup.Job(filepath.Base(dir)); cg != nil {
 			n++
-			if err := cg.killAndRemove(); err != nil {
+			if err := cg.KillAndRemove(); err != nil {
 				errs = append(errs, err)
 			}
-			lp.Cgroup.removeAgentCgroup()
+			lp.Cgroup.RemoveAgentCgroup()
 		}
 	}
 	return n, errors.Join(errs...)

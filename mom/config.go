@@ -92,10 +92,16 @@ type Config struct {
 	// MetricsAddr is where the agent serves Prometheus metrics over
 	// plain HTTP at /metrics; empty: off. TOML: metrics_addr.
 	MetricsAddr string
-	// ShepherdCommand is the command line that starts a shepherd; the
-	// shepherd's own arguments are appended. Not read from TOML. Default:
-	// this executable with the "mom-shepherd" subcommand.
+	// ShepherdCommand is the command line that starts a job's shepherd;
+	// "run <jobdir>" is appended. Not read from TOML. Default: the
+	// strata-shepherd executable in the directory of this executable
+	// (make install puts both in BINDIR; launch.go).
 	ShepherdCommand []string
+	// HelperCommand is the command line of the helpers a shepherd starts
+	// as the job's owner ("transfer" is appended). Not read from TOML.
+	// Default: this executable with the "mom-shepherd" subcommand; empty:
+	// ShepherdCommand (tests, whose one binary is both).
+	HelperCommand []string
 }
 
 // VnodeConfig is one [[vnode]] entry.
@@ -204,7 +210,8 @@ func DefaultConfig() *Config {
 		cfg.Resources["mem"] = model.FormatSize(mem)
 	}
 	if exe, err := os.Executable(); err == nil {
-		cfg.ShepherdCommand = []string{exe, "mom-shepherd"}
+		cfg.ShepherdCommand = []string{filepath.Join(filepath.Dir(exe), ShepherdExecutable)}
+		cfg.HelperCommand = []string{exe, "mom-shepherd"}
 	}
 	return cfg
 }

@@ -217,6 +217,7 @@ func startAgent(t *testing.T, srv *httptest.Server, spoolDir string) *runningAge
 	cfg.KillDelay = 300 * time.Millisecond
 	cfg.HeartbeatInterval = 50 * time.Millisecond
 	cfg.ShepherdCommand = shepherdCommand
+	cfg.HelperCommand = shepherdCommand
 	a, err := New(cfg, api.NewTCPClient(cfg.Server, testAgentCerts(t)), log.New(os.Stderr, "mom-test: ", log.Lmicroseconds))
 	if err != nil {
 		t.Fatal(err)

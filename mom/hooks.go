@@ -14,18 +14,8 @@ import (
 	"github.com/strata-hpc/strata/server/api"
 )
 
-// fileHooks names the agent's copy of the hooks in the spool root, and the
-// snapshot of them written into each job's directory at launch.
-const fileHooks = "hooks.json"
-
 // hookFetchTimeout bounds one fetch of the hook set.
 const hookFetchTimeout = 10 * time.Second
-
-// hookSet is a version of the agent hooks as the server sent it.
-type hookSet struct {
-	Version uint64       `json:"hook_version"`
-	Hooks   []model.Hook `json:"hooks"`
-}
 
 // hookStore holds the agent's current hook set, in memory and in the
 // spool (so a restarted agent whose version is still current does not

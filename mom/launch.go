@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/mom/shepherd"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -49,32 +50,41 @@ func (a *Agent) startLocked(ctx context.Context, wg *sync.WaitGroup, j *model.Jo
 	a.watchLocked(ctx, wg, rec)
 }
 
-// launch writes the job's files and starts its shepherd in a new session,
+// launch writes the job's record and starts its shepherd in a new session,
 // so the shepherd outlives this agent. The shepherd waits for a go byte
 // sent only after its pid record is safely on disk.
+//
+// Every file created in the spool costs an inode allocation, which on a
+// busy host is a large part of a short job's cost: the launch parameters
+// travel inside job.json, and the shepherds share one log
+// (<spool>/shepherd.log) instead of one per job.
 func (a *Agent) launch(rec *record) error {
-	if err := writeSpoolRecord(rec.dir, rec.job); err != nil {
-		return err
-	}
 	lp := launchParams{
 		Host:        a.cfg.Host,
 		Spool:       a.cfg.Spool,
 		TmpDir:      a.cfg.TmpDir,
 		KillDelayMs: a.cfg.KillDelay.Milliseconds(),
-		SelfCommand: a.cfg.ShepherdCommand,
+		SelfCommand: a.helperCommand(),
 		// The shepherd samples as often as the agent reports.
 		UsageIntervalMs: a.cfg.UsageInterval.Milliseconds(),
 		Cgroup:          a.cgroups,
 		Transfer:        a.cfg.Transfer,
 	}
-	lp.Transfer.LocalNames = localNames(a.cfg.Host)
-	if err := writeJSONRun(filepath.Join(rec.dir, fileLaunch), lp, 0o600); err != nil {
+	lp.Transfer.LocalNames = shepherd.LocalNames(a.cfg.Host)
+	// The owner is resolved here, through NSS (this binary has cgo), so
+	// that the static shepherd runs the job as the user with the groups
+	// the host's name services give, LDAP or sssd included.
+	id := shepherd.LookupIdentity(rec.job.UID, rec.job.GID, rec.job.User)
+	lp.Identity = &id
+	if err := shepherd.WriteSpoolRecord(rec.dir, rec.job, &lp); err != nil {
 		return err
 	}
 	if err := a.writeJobHooks(rec.dir); err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(filepath.Join(rec.dir, fileLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	// Opening the existing log allocates nothing, and reopening it at
+	// each launch follows a rotation.
+	logf, err := os.OpenFile(filepath.Join(a.cfg.Spool, fileLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open shepherd log: %w", err)
 	}
@@ -111,6 +121,35 @@ func (a *Agent) launch(rec *record) error {
 	}
 	if _, err := goPipe.Write([]byte{'g'}); err != nil {
 		return fmt.Errorf("release shepherd: %w", err)
+	}
+	return nil
+}
+
+// ShepherdExecutable is the name of the shepherd executable
+// (cmd/strata-shepherd), found in the directory of the agent's own.
+const ShepherdExecutable = "strata-shepherd"
+
+// helperCommand starts the helpers a shepherd runs as the job's owner
+// (the transfer helper, in the agent's own executable).
+func (a *Agent) helperCommand() []string {
+	if len(a.cfg.HelperCommand) > 0 {
+		return a.cfg.HelperCommand
+	}
+	return a.cfg.ShepherdCommand
+}
+
+// checkShepherd fails the agent's start when the shepherd executable is
+// missing, rather than every job it is given.
+func checkShepherd(cmd []string) error {
+	if len(cmd) == 0 {
+		return fmt.Errorf("shepherd command: cannot determine this executable's path")
+	}
+	st, err := os.Stat(cmd[0])
+	if err == nil && (!st.Mode().IsRegular() || st.Mode()&0o111 == 0) {
+		err = fmt.Errorf("not an executable file")
+	}
+	if err != nil {
+		return fmt.Errorf("job shepherd %s: %w (%s is installed next to the strata executable: make install, or make build for bin/)", cmd[0], err, ShepherdExecutable)
 	}
 	return nil
 }

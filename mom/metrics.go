@@ -97,7 +97,7 @@ func (c *agentCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, r := range c.a.jobs {
 		if r.result == nil {
 			running++
-			if cg := c.a.cgroups.job(filepath.Base(r.dir)); cg != nil {
+			if cg := c.a.cgroups.Job(filepath.Base(r.dir)); cg != nil {
 				cgs = append(cgs, cg)
 			}
 		}
@@ -113,33 +113,22 @@ func (c *agentCollector) Collect(ch chan<- prometheus.Metric) {
 func cgroupUsage(ch chan<- prometheus.Metric, mode string, cgs []*jobCgroup) {
 	var cpuNs, mem, peak, ooms uint64
 	for _, cg := range cgs {
-		if v, ok := cg.cpuNanos(); ok {
+		if v, ok := cg.CPUNanos(); ok {
 			cpuNs += v
 		}
-		if v, ok := cg.memCurrent(); ok {
+		if v, ok := cg.MemCurrent(); ok {
 			mem += v
 		}
-		if v, ok := cg.memPeak(); ok {
+		if v, ok := cg.MemPeak(); ok {
 			peak += v
 		}
-		ooms += cg.oomKills()
+		ooms += cg.OOMKills()
 	}
 	ch <- prometheus.MustNewConstMetric(descCgJobs, prometheus.GaugeValue, float64(len(cgs)), mode)
 	ch <- prometheus.MustNewConstMetric(descCgCPU, prometheus.GaugeValue, float64(cpuNs)/1e9)
 	ch <- prometheus.MustNewConstMetric(descCgMem, prometheus.GaugeValue, float64(mem))
 	ch <- prometheus.MustNewConstMetric(descCgPeak, prometheus.GaugeValue, float64(peak))
 	ch <- prometheus.MustNewConstMetric(descCgOOM, prometheus.GaugeValue, float64(ooms))
-}
-
-// memCurrent is the cgroup's memory use now, in bytes.
-func (c *jobCgroup) memCurrent() (uint64, bool) {
-	if c.mode == cgroupV2 {
-		return readUint(filepath.Join(c.dirs[""], "memory.current"))
-	}
-	if d := c.dirs["memory"]; d != "" {
-		return readUint(filepath.Join(d, "memory.usage_in_bytes"))
-	}
-	return 0, false
 }
 
 // serveMetrics serves /metrics on metrics_addr over plain HTTP until ctx

@@ -89,7 +89,7 @@ func TestShepherdEnvironment(t *testing.T) {
 		"USER":            u.Username,
 		"LOGNAME":         u.Username,
 		"SHELL":           "/bin/sh",
-		"PATH":            defaultPath,
+		"PATH":            "/usr/local/bin:/usr/bin:/bin", // the shepherd's default
 	}
 	for k, v := range want {
 		if env[k] != v {
@@ -99,7 +99,7 @@ func TestShepherdEnvironment(t *testing.T) {
 	if filepath.Base(env["TMPDIR"]) != "pbs.13.srv" {
 		t.Errorf("TMPDIR = %q", env["TMPDIR"])
 	}
-	if !strings.HasSuffix(env["PBS_NODEFILE"], "/pbs.13.srv.aux/"+fileNodes) {
+	if filepath.Dir(env["PBS_NODEFILE"]) != filepath.Join(filepath.Dir(env["TMPDIR"]), "pbs.aux") || filepath.Base(env["PBS_NODEFILE"]) != "13.srv" {
 		t.Errorf("PBS_NODEFILE = %q", env["PBS_NODEFILE"])
 	}
 	if got := readFile(t, filepath.Join(out, "nodes.txt")); got != "testhost\ntesthost\n" {
@@ -113,6 +113,9 @@ func TestShepherdEnvironment(t *testing.T) {
 	}
 	if _, err := os.Stat(env["TMPDIR"]); !os.IsNotExist(err) {
 		t.Errorf("TMPDIR not removed at the end: %v", err)
+	}
+	if _, err := os.Stat(env["PBS_NODEFILE"]); !os.IsNotExist(err) {
+		t.Errorf("node file not removed at the end: %v", err)
 	}
 }
 

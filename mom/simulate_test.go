@@ -54,7 +54,7 @@ func startSimulator(t *testing.T, n int, opts SimOptions) *servertest.Server {
 	done := make(chan struct{})
 	go func() { sim.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	waitForT(t, 30*time.Second, "simulated hosts free", func() bool {
+	waitFor(t, 30*time.Second, "simulated hosts free", func() bool {
 		resp, err := s.Root.Nodes(context.Background())
 		if err != nil || len(resp.Vnodes) != n {
 			return false
@@ -112,7 +112,7 @@ func TestSimulatorRunsJobs(t *testing.T) {
 		}
 		return out
 	}
-	waitForT(t, 30*time.Second, "every short job finished", func() bool {
+	waitFor(t, 30*time.Second, "every short job finished", func() bool {
 		for _, j := range jobs(ids...) {
 			if j.State != model.StateFinished {
 				return false
@@ -136,11 +136,11 @@ func TestSimulatorRunsJobs(t *testing.T) {
 	if w := js[byWalltime].Used["walltime"]; w < "00:00:02" {
 		t.Fatalf("walltime job used %s, want about 00:00:03", w)
 	}
-	waitForT(t, 10*time.Second, "the long job running", func() bool { return jobs(longID)[longID].Substate == model.SubRunning })
+	waitFor(t, 10*time.Second, "the long job running", func() bool { return jobs(longID)[longID].Substate == model.SubRunning })
 	if err := s.Root.Delete(ctx, longID, api.DeleteRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	waitForT(t, 10*time.Second, "the deleted job finished", func() bool { return jobs(longID)[longID].State == model.StateFinished })
+	waitFor(t, 10*time.Second, "the deleted job finished", func() bool { return jobs(longID)[longID].State == model.StateFinished })
 	if j := jobs(longID)[longID]; j.Exit == nil || *j.Exit != 271 {
 		t.Fatalf("deleted simulated job exit %v, want 271 (SIGTERM)", j.Exit)
 	}
@@ -177,7 +177,7 @@ func TestSimulatorProvisioning(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitForT(t, 30*time.Second, "the provisioned job finished", func() bool {
+		waitFor(t, 30*time.Second, "the provisioned job finished", func() bool {
 			resp, err := s.Root.Jobs(ctx, []string{id}, true)
 			return err == nil && len(resp.Jobs) == 1 && resp.Jobs[0].State == model.StateFinished
 		})
@@ -204,7 +204,7 @@ func TestSimulatorProvisioning(t *testing.T) {
 		if _, err := s.Root.Submit(ctx, r, time.Second); err != nil {
 			t.Fatal(err)
 		}
-		waitForT(t, 30*time.Second, "a counted provisioning failure", func() bool {
+		waitFor(t, 30*time.Second, "a counted provisioning failure", func() bool {
 			st, err := s.Root.ProvisionStatus(ctx)
 			if err != nil {
 				return false

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/strata-hpc/strata/model"
+	"github.com/strata-hpc/strata/mom/shepherd"
 )
 
 // TestSpoolRecordFormats: the agent reads the job records it writes, the
@@ -16,7 +17,7 @@ import (
 func TestSpoolRecordFormats(t *testing.T) {
 	j := &model.Job{ID: "7.srv", Name: "job", User: "alice", Script: "echo hi\n", RunCount: 2}
 	dir := t.TempDir()
-	if err := writeSpoolRecord(dir, j); err != nil {
+	if err := shepherd.WriteSpoolRecord(dir, j, nil); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, fileJob))

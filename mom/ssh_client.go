@@ -31,18 +31,6 @@ import (
 // maxKeyFile bounds what is read from a key or known_hosts file.
 const maxKeyFile = 1 << 20
 
-// sshUser is who the helper connects as: the job owner.
-type sshUser struct {
-	UID  int
-	Name string
-	Home string
-}
-
-// expand replaces %h and %u in a configured path.
-func (u sshUser) expand(p string) string {
-	return strings.NewReplacer("%h", u.Home, "%u", u.Name, "%%", "%").Replace(p)
-}
-
 // sshDialer opens SSH connections for one user.
 type sshDialer struct {
 	cfg  SSHConfig
@@ -133,7 +121,7 @@ func (d *sshDialer) explain(host, keyName string, err error) error {
 func (d *sshDialer) knownHostsFiles() []string {
 	var out []string
 	for _, p := range d.cfg.UserKnownHosts {
-		out = append(out, d.user.expand(p))
+		out = append(out, d.user.Expand(p))
 	}
 	return append(out, d.cfg.GlobalKnownHosts...)
 }
@@ -200,7 +188,7 @@ func (probeKey) Verify(data []byte, sig *ssh.Signature) error { return errors.Ne
 func (d *sshDialer) signers() []ssh.Signer {
 	var out []ssh.Signer
 	for _, p := range d.cfg.IdentityFiles {
-		path := d.user.expand(p)
+		path := d.user.Expand(p)
 		b, err := readOwnedPrivate(path, d.user.UID)
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {

@@ -21,43 +21,6 @@ import (
 // on another host, it touches with the owner's rights: a job cannot make
 // the batch system read or write a file its owner could not.
 
-// Transfer item operations.
-const (
-	opDeliver = "deliver" // copy descriptor 3+FD to Host:Remote
-	opIn      = "in"      // copy Host:Remote to Local
-	opOut     = "out"     // copy Local (wildcards allowed) to Host:Remote, then remove Local
-	opRemove  = "remove"  // remove Local (a staged-in file at the end of the job)
-)
-
-// transferRequest is the helper's stdin.
-type transferRequest struct {
-	Config TransferConfig `json:"config"`
-	User   sshUser        `json:"user"`
-	Umask  int            `json:"umask"`
-	Items  []transferItem `json:"items"`
-}
-
-// transferItem is one copy.
-type transferItem struct {
-	Op        string `json:"op"`
-	FD        int    `json:"fd,omitempty"`
-	NameInDir string `json:"name_in_dir,omitempty"`
-	Local     string `json:"local,omitempty"`
-	Host      string `json:"host,omitempty"`
-	Remote    string `json:"remote,omitempty"`
-}
-
-// transferResult is the outcome of one item.
-type transferResult struct {
-	Err string `json:"error,omitempty"`
-	// Files are the local paths a stage-in created (removed when the
-	// job ends).
-	Files []string `json:"files,omitempty"`
-}
-
-// maxTransferRequest bounds the helper's input.
-const maxTransferRequest = 4 << 20
-
 // transferMain is the helper's entry point.
 func transferMain(in io.Reader, out io.Writer) int {
 	var req transferRequest
@@ -132,7 +95,7 @@ func (t *transferer) close() {
 
 // fsFor returns the file system holding host:p and the path on it.
 func (t *transferer) fsFor(host, p string) (fileSystem, string, error) {
-	local, ok, err := t.req.Config.route(host, p)
+	local, ok, err := t.req.Config.Route(host, p)
 	if err != nil {
 		return nil, "", err
 	}

@@ -361,7 +361,7 @@ func TestRoute(t *testing.T) {
 		UseCP:      []UseCP{{Host: "*.example.org", Remote: "/home/", Local: "/nfs/home/"}, {Host: "fs1", Remote: "/", Local: "/mnt/fs1/"}},
 	}
 	all := TransferConfig{UseCP: []UseCP{{Host: "*", Remote: "/", Local: "/"}}}
-	if local, ok, _ := all.route("anyhost", "/home/a/o"); !ok || local != "/home/a/o" {
+	if local, ok, _ := all.Route("anyhost", "/home/a/o"); !ok || local != "/home/a/o" {
 		t.Errorf("usecp * / /: %q %v", local, ok)
 	}
 	for _, tc := range []struct {
@@ -379,7 +379,7 @@ func TestRoute(t *testing.T) {
 		{"-oProxyCommand=x", "/x", "", false, true},
 		{"user@host", "/x", "", false, true},
 	} {
-		local, ok, err := c.route(tc.host, tc.path)
+		local, ok, err := c.Route(tc.host, tc.path)
 		if local != tc.local || ok != tc.ok || (err != nil) != tc.err {
 			t.Errorf("route(%q, %q) = %q %v %v", tc.host, tc.path, local, ok, err)
 		}
@@ -442,7 +442,7 @@ func TestSSHDefaultsAreTheOwnersHome(t *testing.T) {
 	d := &sshDialer{cfg: withSSHDefaults(SSHConfig{}), user: u}
 	var keys []string
 	for _, p := range d.cfg.IdentityFiles {
-		keys = append(keys, u.expand(p))
+		keys = append(keys, u.Expand(p))
 	}
 	if got := strings.Join(keys, " "); got != "/home/alice/.ssh/id_ed25519 /home/alice/.ssh/id_ecdsa /home/alice/.ssh/id_rsa" {
 		t.Errorf("keys %s", got)
@@ -453,7 +453,7 @@ func TestSSHDefaultsAreTheOwnersHome(t *testing.T) {
 	if d.cfg.Port != 22 || d.cfg.ConnectTimeout != 10*time.Second {
 		t.Errorf("port %d timeout %s", d.cfg.Port, d.cfg.ConnectTimeout)
 	}
-	if got := u.expand("/keys/%u/%%h"); got != "/keys/alice/%h" {
+	if got := u.Expand("/keys/%u/%%h"); got != "/keys/alice/%h" {
 		t.Errorf("expand %q", got)
 	}
 }

@@ -271,24 +271,44 @@ GODEBUG=inittrace=1 and perf stat on a bare ` + "`strata --version`" + `.
 * **b (throughput)** is CPU on the machine's two cores. Before this work a
   job cost three Go process start-ups (the shepherd, and a helper process
   per output file to write it as the user) and five fsyncs in the agent and
-  shepherd; processes of the multi-call binary took 52 % of all CPU. Now
-  output goes through one transfer helper per job (main's staging), none
-  for /dev/null, run records are written without fsync (the result still
-  is), an empty job
-  cgroup is not frozen and killed, the agent's watcher stops reading the
-  shepherd's record on every file event, -o /dev/null is written in place,
-  and qrls keeps 16 releases in flight (one at a time, releasing 1,000 jobs
-  took 12 s, as long as running them). Measured on the shared machine:
-  server about 2.5 ms, all agents 4.3-5.3 ms and shepherds with their jobs
-  11.8-13.3 ms of CPU per job, about 18.5 ms in all, which caps figure b near
-  108 jobs/s with both cores to itself. Two thirds is the shepherd: a Go
-  process start (about 3.5 ms: dynamic loader and glibc for cgo's os/user,
-  runtime start-up of a 20 MB binary, package initialisation), the cgroup v1
-  join and leave of a multi-threaded process, and about ten file-system
-  operations (TMPDIR, aux directory, node file, spool output, pid and result
-  records). What would lift it past 150 jobs/s: one long-lived supervisor
-  per agent that forks the jobs itself (and survives agent restarts as the
-  shepherds do), or a small statically linked shepherd.
+  shepherd; processes of the multi-call binary took 52 % of all CPU. Then
+  output went through one transfer helper per job (main's staging), none
+  for /dev/null, run records were written without fsync (the result still
+  is), an empty job cgroup was no longer frozen and killed, the agent's
+  watcher stopped reading the shepherd's record on every file event,
+  -o /dev/null was written in place, and qrls kept 16 releases in flight
+  (one at a time, releasing 1,000 jobs took 12 s, as long as running them).
+  That left shepherds with their jobs at 11-12.5 ms of CPU per job, two
+  thirds of the machine's. The shepherd is now its own executable,
+  ` + "`strata-shepherd`" + ` (cmd/strata-shepherd, package mom/shepherd), which the
+  agent starts from next to its own: statically linked without cgo (the
+  agent resolves the owner's uid, gid, groups, home and shell through NSS
+  and passes them in the run's record) and linking nothing of the agent (no
+  TLS client, Prometheus, TOML or SSH; the interactive frame protocol moved
+  to server/api/ttyframe). A bare start costs 1.2 ms and 225 page faults
+  against 5.4-6.3 ms and 730 for ` + "`strata mom-shepherd`" + `. Profiling the
+  shepherds then showed the file system: this machine's ext4 has no
+  journal, and for each new inode it skips every inode deleted in the last
+  seconds (` + "`recently_deleted`" + ` in ` + "`find_inode_bit`" + `), so each file or
+  directory a job created cost about 0.45 ms at 100 jobs/s, more the faster
+  jobs come (28 % of the shepherds' CPU). A run now creates three fewer:
+  the launch parameters travel in job.json, the shepherds share
+  ` + "`<spool>/shepherd.log`" + `, and the node file and script live in one shared
+  root-owned ` + "`<tmpdir>/pbs.aux`" + ` instead of a directory per job. The v1
+  cgroup join reads only /proc/self/cgroup (the agent records the
+  mounts), and -o /dev/null is opened without a thread switched to the
+  user. Measured on the shared machine with the other helpers' load
+  (load average 8-17), 500 jobs, main against this change run alternately
+  four times each: shepherds with their jobs 12.0-13.7 ms -> 6.8-7.9 ms of
+  CPU per job, machine 23.7-25.1 -> 15.7-20.1 ms (everything else running
+  included), 78-84 -> 98-122 jobs/s. What a shepherd still costs: the Go runtime's start
+  and exit (a third of it), the job's fork, TMPDIR, the node file, the
+  job.pid and result.json records (the result fsynced), and the v1 cgroup
+  (mkdir, join and leave, kill check and rmdir in four hierarchies). The
+  next step past 150 jobs/s is one long-lived supervisor per agent that
+  forks the jobs itself (no process start per job; it must survive agent
+  restarts as the shepherds do). With the spool and tmpdir on a file
+  system that has a journal, the inode scan above does not happen.
 * **a1, a8 (qsub processes)**: a qsub is one process start plus one round
   trip (the submission commits through Raft with fsync). It used to be two
   round trips, the first asking for default_qsub_arguments through a query

@@ -41,6 +41,15 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build strata:", err)
 		os.Exit(1)
 	}
+	// The agents start each job's shepherd from next to their executable,
+	// static as make builds it.
+	build = exec.Command("go", "build", "-o", filepath.Join(dir, "strata-shepherd"), "../strata-shepherd")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build strata-shepherd:", err)
+		os.Exit(1)
+	}
 	for _, l := range []string{"qsub", "qstat", "qdel", "qhold", "qrls", "qalter", "qsig", "qselect", "qmove", "qrerun", "qrun", "qorder", "tracejob", "pbsnodes", "qmgr", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter", "pbsfs"} {
 		os.Symlink("strata", filepath.Join(dir, l))
 	}

@@ -60,6 +60,10 @@ func TestMakeInstall(t *testing.T) {
 	if fi, err := os.Stat(bin); err != nil || fi.Mode()&0o111 == 0 {
 		t.Fatalf("%s: not an executable (%v)", bin, err)
 	}
+	// The agent starts each job's shepherd from next to its own executable.
+	if fi, err := os.Stat(filepath.Join(usr, "bin", mom.ShepherdExecutable)); err != nil || fi.Mode()&0o111 == 0 {
+		t.Errorf("%s: not installed next to strata (%v)", mom.ShepherdExecutable, err)
+	}
 	for _, m := range pbscmd.Manuals() {
 		link := filepath.Join(usr, "bin", m.Name)
 		if target, err := os.Readlink(link); err != nil || target != "strata" {

@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"bufio"
@@ -8,21 +8,25 @@ import (
 	"strings"
 )
 
-// identity is who a job runs as on this host, from the password database.
-type identity struct {
-	UID    int
-	GID    int
-	Groups []uint32 // supplementary groups
-	Name   string
-	Home   string
-	Shell  string
+// Identity is who a job runs as on this host, from the password database.
+// The agent resolves it (LookupIdentity, through NSS: the agent is built
+// with cgo) and passes it to the shepherd in launch.json, so that the
+// shepherd, a static executable without cgo, runs the job with the same
+// name, home, shell and groups as an NSS lookup gives (LDAP, sssd).
+type Identity struct {
+	UID    int      `json:"uid"`
+	GID    int      `json:"gid"`
+	Groups []uint32 `json:"groups,omitempty"` // supplementary groups
+	Name   string   `json:"name"`
+	Home   string   `json:"home"`
+	Shell  string   `json:"shell"`
 }
 
-// lookupIdentity resolves the job's numeric uid on this host. The home
+// LookupIdentity resolves the job's numeric uid on this host. The home
 // directory falls back to "/" and the shell to /bin/sh, as PBS does, so a
 // user without a passwd entry here can still run (under the server's uid).
-func lookupIdentity(uid, gid int, fallbackName string) identity {
-	id := identity{UID: uid, GID: gid, Name: fallbackName, Home: "/", Shell: "/bin/sh"}
+func LookupIdentity(uid, gid int, fallbackName string) Identity {
+	id := Identity{UID: uid, GID: gid, Name: fallbackName, Home: "/", Shell: "/bin/sh"}
 	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
 		id.Name = u.Username
 		if u.HomeDir != "" {

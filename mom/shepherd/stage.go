@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/model"
-	"github.com/strata-hpc/strata/server/api"
 )
 
 // Stage-in and stage-out (qsub -W stagein/stageout), on the mother
@@ -22,13 +21,13 @@ import (
 
 // transfer runs the helper with the given items; files are the spooled
 // outputs the deliver items name by index.
-func (r *jobRunner) transfer(items []transferItem, files []*os.File) ([]transferResult, error) {
+func (r *jobRunner) transfer(items []TransferItem, files []*os.File) ([]TransferResult, error) {
 	if len(r.params.SelfCommand) == 0 {
 		return nil, fmt.Errorf("no helper command to copy files with")
 	}
-	req := transferRequest{
+	req := TransferRequest{
 		Config: r.transferConfig(),
-		User:   sshUser{UID: r.id.UID, Name: r.id.Name, Home: r.id.Home},
+		User:   SSHUser{UID: r.id.UID, Name: r.id.Name, Home: r.id.Home},
 		Umask:  r.job.JobUmask(),
 		Items:  items,
 	}
@@ -57,7 +56,7 @@ func (r *jobRunner) transfer(items []transferItem, files []*os.File) ([]transfer
 	}
 	timeout := r.params.Transfer.Timeout
 	if timeout <= 0 {
-		timeout = defaultTransferTimeout
+		timeout = DefaultTransferTimeout
 	}
 	timer := time.AfterFunc(timeout, func() { _ = cmd.Process.Kill() })
 	werr := cmd.Wait()
@@ -67,7 +66,7 @@ func (r *jobRunner) transfer(items []transferItem, files []*os.File) ([]transfer
 	if msg := strings.TrimSpace(stderr.String()); msg != "" {
 		r.logger.Printf("transfer helper: %s", msg)
 	}
-	var results []transferResult
+	var results []TransferResult
 	if err := json.Unmarshal(stdout.Bytes(), &results); err != nil || len(results) != len(items) {
 		if werr != nil {
 			return nil, fmt.Errorf("transfer helper: %w", werr)
@@ -86,8 +85,8 @@ func (r *jobRunner) transfer(items []transferItem, files []*os.File) ([]transfer
 const (
 	maxHelperOutput = 1 << 20
 	maxCopyError    = 1024
-	// defaultTransferTimeout applies when the launch record has none.
-	defaultTransferTimeout = 30 * time.Minute
+	// DefaultTransferTimeout applies when the launch record has none.
+	DefaultTransferTimeout = 30 * time.Minute
 )
 
 // cappedWriter keeps the first n bytes and swallows the rest, so the
@@ -110,7 +109,7 @@ func (c *cappedWriter) Write(p []byte) (int, error) {
 func (r *jobRunner) transferConfig() TransferConfig {
 	c := r.params.Transfer
 	if len(c.LocalNames) == 0 {
-		c.LocalNames = localNames(r.params.Host)
+		c.LocalNames = LocalNames(r.params.Host)
 	}
 	return c
 }
@@ -124,15 +123,15 @@ func (r *jobRunner) stageIn() *Result {
 	}
 	specs, err := model.ParseStageList(r.job.Stagein)
 	if err != nil {
-		return &Result{Kind: api.EventStageinFailed, Exit: model.ExitFail1, Comment: fmt.Sprintf("bad stagein: %v", err)}
+		return &Result{Kind: model.JobEventStageinFailed, Exit: model.ExitFail1, Comment: fmt.Sprintf("bad stagein: %v", err)}
 	}
-	items := make([]transferItem, len(specs))
+	items := make([]TransferItem, len(specs))
 	for i, s := range specs {
-		items[i] = transferItem{Op: opIn, Local: s.Local, Host: s.Host, Remote: s.Remote}
+		items[i] = TransferItem{Op: OpIn, Local: s.Local, Host: s.Host, Remote: s.Remote}
 	}
 	results, err := r.transfer(items, nil)
 	if err != nil {
-		return &Result{Kind: api.EventStageinFailed, Exit: model.ExitFail1, Comment: err.Error()}
+		return &Result{Kind: model.JobEventStageinFailed, Exit: model.ExitFail1, Comment: err.Error()}
 	}
 	var bad []string
 	for i, res := range results {
@@ -148,7 +147,7 @@ func (r *jobRunner) stageIn() *Result {
 	r.removeStagedIn()
 	msg := strings.Join(bad, "; ")
 	r.logger.Printf("job %s: stage-in failed: %s", r.job.ID, msg)
-	return &Result{Kind: api.EventStageinFailed, Exit: model.ExitFail1, Comment: msg}
+	return &Result{Kind: model.JobEventStageinFailed, Exit: model.ExitFail1, Comment: msg}
 }
 
 // stageOut copies the job's stageout list and returns a comment on
@@ -162,9 +161,9 @@ func (r *jobRunner) stageOut() string {
 	if err != nil {
 		return fmt.Sprintf("bad stageout: %v", err)
 	}
-	items := make([]transferItem, len(specs))
+	items := make([]TransferItem, len(specs))
 	for i, s := range specs {
-		items[i] = transferItem{Op: opOut, Local: s.Local, Host: s.Host, Remote: s.Remote}
+		items[i] = TransferItem{Op: OpOut, Local: s.Local, Host: s.Host, Remote: s.Remote}
 	}
 	results, err := r.transfer(items, nil)
 	if err != nil {
@@ -189,9 +188,9 @@ func (r *jobRunner) removeStagedIn() {
 	if len(r.stagedIn) == 0 {
 		return
 	}
-	items := make([]transferItem, len(r.stagedIn))
+	items := make([]TransferItem, len(r.stagedIn))
 	for i, p := range r.stagedIn {
-		items[i] = transferItem{Op: opRemove, Local: p}
+		items[i] = TransferItem{Op: OpRemove, Local: p}
 	}
 	r.stagedIn = nil
 	results, err := r.transfer(items, nil)

@@ -1,10 +1,12 @@
-package mom
+package shepherd
 
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,21 +16,22 @@ import (
 // killBound is how long a kill waits for the cgroup to empty.
 const killBound = 10 * time.Second
 
-// jobCgroup is one run's cgroup: a directory per hierarchy.
-type jobCgroup struct {
-	mode string
-	dirs map[string]string // controller ("" on v2) -> job directory
+// JobCgroup is one run's cgroup: a directory per hierarchy.
+type JobCgroup struct {
+	mode   string
+	dirs   map[string]string      // controller ("" on v2) -> job directory
+	mounts map[string]CgroupMount // the layout's (v1; nil: unknown)
 }
 
 // jobCgroupName is the directory name of a run's cgroup.
 func jobCgroupName(key string) string { return "job-" + key }
 
-// job returns the cgroup of the run key (nil without a layout).
-func (l *cgroupLayout) job(key string) *jobCgroup {
+// Job returns the cgroup of the run key (nil without a layout).
+func (l *CgroupLayout) Job(key string) *JobCgroup {
 	if l == nil || len(l.Dirs) == 0 {
 		return nil
 	}
-	cg := &jobCgroup{mode: l.Mode, dirs: map[string]string{}}
+	cg := &JobCgroup{mode: l.Mode, dirs: map[string]string{}, mounts: l.Mounts}
 	for c, d := range l.Dirs {
 		cg.dirs[c] = filepath.Join(d, jobCgroupName(key))
 	}
@@ -37,8 +40,8 @@ func (l *cgroupLayout) job(key string) *jobCgroup {
 
 // create makes the job's directories. A leftover of an earlier attempt of
 // the same run is emptied first: nothing of it may survive into this one.
-func (c *jobCgroup) create() error {
-	for _, ctrl := range sortedKeys(c.dirs) {
+func (c *JobCgroup) create() error {
+	for _, ctrl := range slices.Sorted(maps.Keys(c.dirs)) {
 		d := c.dirs[ctrl]
 		err := os.Mkdir(d, 0o755)
 		if errors.Is(err, os.ErrExist) {
@@ -61,7 +64,7 @@ func (c *jobCgroup) create() error {
 
 // pids lists the processes in the job's cgroup (every hierarchy: a process
 // is in all of them, but reading each costs little and misses nothing).
-func (c *jobCgroup) pids() []int {
+func (c *JobCgroup) pids() []int {
 	seen := map[int]bool{}
 	var out []int
 	for _, d := range c.dirs {
@@ -82,7 +85,7 @@ func (c *jobCgroup) pids() []int {
 // signalOutside sends sig to the cgroup's processes that are not in
 // process group pgid: the caller signalled that group already, and a
 // second copy of a signal would run a job's trap twice.
-func (c *jobCgroup) signalOutside(pgid int, sig syscall.Signal) {
+func (c *JobCgroup) signalOutside(pgid int, sig syscall.Signal) {
 	for _, pid := range c.pids() {
 		if pgid > 0 {
 			if g, err := syscall.Getpgid(pid); err == nil && g == pgid {
@@ -98,7 +101,7 @@ func (c *jobCgroup) signalOutside(pgid int, sig syscall.Signal) {
 // the cgroup is frozen (v2 cgroup.freeze, v1 freezer), every member gets
 // SIGKILL and it is thawed, in a loop, so a process forking as fast as it
 // can is caught all the same.
-func (c *jobCgroup) kill(bound time.Duration) error {
+func (c *JobCgroup) kill(bound time.Duration) error {
 	deadline := time.Now().Add(bound)
 	if len(c.pids()) == 0 {
 		// Nothing to kill, and nothing can join an empty cgroup on its
@@ -106,7 +109,7 @@ func (c *jobCgroup) kill(bound time.Duration) error {
 		// process behind (most of them) several cgroup writes and waits.
 		return nil
 	}
-	if d, ok := c.dirs[""]; ok && c.mode == cgroupV2 {
+	if d, ok := c.dirs[""]; ok && c.mode == CgroupV2 {
 		if err := os.WriteFile(filepath.Join(d, "cgroup.kill"), []byte("1"), 0o644); err == nil {
 			if c.waitEmpty(deadline) {
 				return nil
@@ -130,10 +133,10 @@ func (c *jobCgroup) kill(bound time.Duration) error {
 
 // freeze freezes or thaws the cgroup where a freezer exists; freezing
 // waits (bounded) until every member is frozen.
-func (c *jobCgroup) freeze(on bool, deadline time.Time) {
+func (c *JobCgroup) freeze(on bool, deadline time.Time) {
 	var file, val, done string
 	switch {
-	case c.mode == cgroupV2:
+	case c.mode == CgroupV2:
 		file, val, done = filepath.Join(c.dirs[""], "cgroup.freeze"), "0", ""
 		if on {
 			val = "1"
@@ -159,7 +162,7 @@ func (c *jobCgroup) freeze(on bool, deadline time.Time) {
 }
 
 // waitEmpty polls until no process is left or the deadline passes.
-func (c *jobCgroup) waitEmpty(deadline time.Time) bool {
+func (c *JobCgroup) waitEmpty(deadline time.Time) bool {
 	for {
 		if len(c.pids()) == 0 {
 			return true
@@ -173,7 +176,7 @@ func (c *jobCgroup) waitEmpty(deadline time.Time) bool {
 
 // remove deletes the job's directories (after kill); the kernel may need a
 // moment after the last process left.
-func (c *jobCgroup) remove(bound time.Duration) error {
+func (c *JobCgroup) remove(bound time.Duration) error {
 	deadline := time.Now().Add(bound)
 	var errs []string
 	for _, d := range c.dirs {
@@ -195,8 +198,8 @@ func (c *jobCgroup) remove(bound time.Duration) error {
 	return nil
 }
 
-// killAndRemove is what ends a run's cgroup: kill everything, then remove.
-func (c *jobCgroup) killAndRemove() error {
+// KillAndRemove is what ends a run's cgroup: kill everything, then remove.
+func (c *JobCgroup) KillAndRemove() error {
 	if err := c.kill(killBound); err != nil {
 		return err
 	}
@@ -204,8 +207,8 @@ func (c *jobCgroup) killAndRemove() error {
 }
 
 // enter moves process pid into the cgroup in every hierarchy.
-func (c *jobCgroup) enter(pid int) error {
-	for _, ctrl := range sortedKeys(c.dirs) {
+func (c *JobCgroup) enter(pid int) error {
+	for _, ctrl := range slices.Sorted(maps.Keys(c.dirs)) {
 		if err := writeCgroupProcs(c.dirs[ctrl], pid); err != nil {
 			return err
 		}
@@ -222,12 +225,15 @@ func writeCgroupProcs(dir string, pid int) error {
 
 // ownCgroupDirs returns, for each hierarchy of c, the directory of the
 // cgroup the calling process is in now (to move back to).
-func (c *jobCgroup) ownCgroupDirs(src cgroupSources) (map[string]string, error) {
-	mounts, err := readCgroupMounts(src.mountinfo)
+func (c *JobCgroup) ownCgroupDirs(src CgroupSources) (map[string]string, error) {
+	own, err := readProcCgroups(src.procCgroup)
 	if err != nil {
 		return nil, err
 	}
-	own, err := readProcCgroups(src.procCgroup)
+	if out, ok := c.ownFromLayout(own); ok {
+		return out, nil
+	}
+	mounts, err := readCgroupMounts(src.mountinfo)
 	if err != nil {
 		return nil, err
 	}
@@ -246,8 +252,23 @@ func (c *jobCgroup) ownCgroupDirs(src cgroupSources) (map[string]string, error) 
 	return out, nil
 }
 
-// readUint reads a file holding one number.
-func readUint(path string) (uint64, bool) {
+// ownFromLayout maps own (from /proc/self/cgroup) to directories with the
+// mounts the agent recorded in the layout; false when they do not cover
+// every hierarchy of c.
+func (c *JobCgroup) ownFromLayout(own map[string]string) (map[string]string, bool) {
+	out := make(map[string]string, len(c.dirs))
+	for ctrl := range c.dirs {
+		m, ok := c.mounts[ctrl]
+		if !ok || ctrl == "" {
+			return nil, false
+		}
+		out[ctrl] = hierarchyDir(cgMount{root: m.Root, point: m.Point}, "", own[ctrl])
+	}
+	return out, true
+}
+
+// ReadUint reads a file holding one number.
+func ReadUint(path string) (uint64, bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, false
@@ -272,38 +293,38 @@ func keyedValue(path, key string) (uint64, bool) {
 	return 0, false
 }
 
-// cpuNanos is the cpu time used by the cgroup's processes, living and
+// CPUNanos is the cpu time used by the cgroup's processes, living and
 // exited.
-func (c *jobCgroup) cpuNanos() (uint64, bool) {
-	if c.mode == cgroupV2 {
+func (c *JobCgroup) CPUNanos() (uint64, bool) {
+	if c.mode == CgroupV2 {
 		us, ok := keyedValue(filepath.Join(c.dirs[""], "cpu.stat"), "usage_usec")
 		return us * 1000, ok
 	}
 	if d := c.dirs["cpuacct"]; d != "" {
-		return readUint(filepath.Join(d, "cpuacct.usage"))
+		return ReadUint(filepath.Join(d, "cpuacct.usage"))
 	}
 	return 0, false
 }
 
-// memPeak is the highest memory use of the cgroup in bytes (the current
+// MemPeak is the highest memory use of the cgroup in bytes (the current
 // use where the kernel keeps no peak).
-func (c *jobCgroup) memPeak() (uint64, bool) {
-	if c.mode == cgroupV2 {
-		if v, ok := readUint(filepath.Join(c.dirs[""], "memory.peak")); ok {
+func (c *JobCgroup) MemPeak() (uint64, bool) {
+	if c.mode == CgroupV2 {
+		if v, ok := ReadUint(filepath.Join(c.dirs[""], "memory.peak")); ok {
 			return v, true
 		}
-		return readUint(filepath.Join(c.dirs[""], "memory.current"))
+		return ReadUint(filepath.Join(c.dirs[""], "memory.current"))
 	}
 	if d := c.dirs["memory"]; d != "" {
-		return readUint(filepath.Join(d, "memory.max_usage_in_bytes"))
+		return ReadUint(filepath.Join(d, "memory.max_usage_in_bytes"))
 	}
 	return 0, false
 }
 
-// oomKills is how many processes the kernel killed for exceeding the
+// OOMKills is how many processes the kernel killed for exceeding the
 // cgroup's memory limit.
-func (c *jobCgroup) oomKills() uint64 {
-	if c.mode == cgroupV2 {
+func (c *JobCgroup) OOMKills() uint64 {
+	if c.mode == CgroupV2 {
 		n, _ := keyedValue(filepath.Join(c.dirs[""], "memory.events"), "oom_kill")
 		return n
 	}
@@ -316,9 +337,9 @@ func (c *jobCgroup) oomKills() uint64 {
 
 // setMemLimit limits the cgroup's memory (and memory plus swap, so the
 // job cannot swap its way past the limit) to bytes.
-func (c *jobCgroup) setMemLimit(bytes uint64) error {
+func (c *JobCgroup) setMemLimit(bytes uint64) error {
 	v := []byte(strconv.FormatUint(bytes, 10))
-	if c.mode == cgroupV2 {
+	if c.mode == CgroupV2 {
 		d := c.dirs[""]
 		if err := os.WriteFile(filepath.Join(d, "memory.max"), v, 0o644); err != nil {
 			return fmt.Errorf("set memory.max (is the memory controller enabled for %s?): %w", filepath.Dir(d), err)
@@ -343,4 +364,15 @@ func minTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// MemCurrent is the cgroup's memory use now, in bytes.
+func (c *JobCgroup) MemCurrent() (uint64, bool) {
+	if c.mode == CgroupV2 {
+		return ReadUint(filepath.Join(c.dirs[""], "memory.current"))
+	}
+	if d := c.dirs["memory"]; d != "" {
+		return ReadUint(filepath.Join(d, "memory.usage_in_bytes"))
+	}
+	return 0, false
 }

@@ -1,11 +1,13 @@
-package mom
+package shepherd
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 )
 
@@ -13,7 +15,7 @@ import (
 // enforces. A cgroup that cannot be made leaves the job contained by its
 // process group only, as without cgroups, and says so in the log.
 func (r *jobRunner) setupCgroup() {
-	cg := r.params.Cgroup.job(filepath.Base(r.dir))
+	cg := r.params.Cgroup.Job(filepath.Base(r.dir))
 	if cg == nil {
 		return
 	}
@@ -63,11 +65,11 @@ func (r *jobRunner) start(cmd *exec.Cmd) error {
 }
 
 // startInCgroup starts cmd in cg (nil: as it is).
-func startInCgroup(cg *jobCgroup, cmd *exec.Cmd, logf func(string, ...any)) error {
+func startInCgroup(cg *JobCgroup, cmd *exec.Cmd, logf func(string, ...any)) error {
 	if cg == nil {
 		return cmd.Start()
 	}
-	if cg.mode == cgroupV2 {
+	if cg.mode == CgroupV2 {
 		fd, err := os.Open(cg.dirs[""])
 		if err != nil {
 			return fmt.Errorf("open cgroup: %w", err)
@@ -80,13 +82,13 @@ func startInCgroup(cg *jobCgroup, cmd *exec.Cmd, logf func(string, ...any)) erro
 		cmd.SysProcAttr.CgroupFD = int(fd.Fd())
 		return cmd.Start()
 	}
-	own, err := cg.ownCgroupDirs(defaultCgroupSources)
+	own, err := cg.ownCgroupDirs(DefaultCgroupSources)
 	if err != nil {
 		return fmt.Errorf("find the shepherd's cgroup: %w", err)
 	}
 	self := os.Getpid()
 	leave := func() {
-		for _, ctrl := range sortedKeys(own) {
+		for _, ctrl := range slices.Sorted(maps.Keys(own)) {
 			if err := writeCgroupProcs(own[ctrl], self); err != nil {
 				logf("leave the job's cgroup: %v", err)
 			}
@@ -124,7 +126,7 @@ func (r *jobRunner) removeCgroup() {
 	if r.cg == nil {
 		return
 	}
-	if err := r.cg.killAndRemove(); err != nil {
+	if err := r.cg.KillAndRemove(); err != nil {
 		r.logger.Printf("job %s: %v", r.job.ID, err)
 	}
 	r.cg = nil

@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"github.com/strata-hpc/strata/model"

@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"fmt"
@@ -7,13 +7,13 @@ import (
 	"github.com/strata-hpc/strata/model"
 )
 
-// route decides where host:path is, as PBS's mom does: a [[usecp]]
+// Route decides where host:path is, as PBS's mom does: a [[usecp]]
 // mapping first (the path is shared and reachable here as local), then
 // this host's own names ("localhost", the agent's host, the machine's
 // host name, each also matching a longer name up to a '.'); anything else
 // is on another host and copied over SSH. It returns the local path and
 // true for a local file. A host that is not a plain name is refused.
-func (c TransferConfig) route(host, path string) (string, bool, error) {
+func (c TransferConfig) Route(host, path string) (string, bool, error) {
 	if host == "" {
 		return path, true, nil
 	}

@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"os/exec"
@@ -77,7 +77,7 @@ func TestSignalDelivererSuspendResumeOnce(t *testing.T) {
 	d := &signalDeliverer{dir: dir, pgid: pid, clock: clock, logf: t.Logf,
 		kill: func(p int, s syscall.Signal) error { calls++; return syscall.Kill(p, s) }}
 	write := func(sigs ...model.Sig) {
-		if err := writeJSONAtomic(filepath.Join(dir, fileSignals), signalRequests{Signals: sigs}, 0o644); err != nil {
+		if err := WriteJSONAtomic(filepath.Join(dir, FileSignals), SignalRequests{Signals: sigs}, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -85,13 +85,13 @@ func TestSignalDelivererSuspendResumeOnce(t *testing.T) {
 	if !d.deliverPending(time.Now()) || !clock.suspended {
 		t.Fatal("suspend did not change the clock")
 	}
-	waitFor(t, 5*time.Second, "the job to stop", func() bool { return procState(pid) == "T" })
+	waitForT(t, 5*time.Second, "the job to stop", func() bool { return procState(pid) == "T" })
 	if done := readSignalsDone(dir); done.N != 1 || !done.Suspended {
 		t.Fatalf("signals_done = %+v", done)
 	}
 	write(model.Sig{N: 1, Signal: "suspend"}, model.Sig{N: 2, Signal: "resume"}, model.Sig{N: 3, Signal: "SIGNULL"})
 	d.deliverPending(time.Now())
-	waitFor(t, 5*time.Second, "the job to run again", func() bool { return procState(pid) == "R" })
+	waitForT(t, 5*time.Second, "the job to run again", func() bool { return procState(pid) == "R" })
 	if clock.suspended || calls != 3 {
 		t.Fatalf("after resume: suspended=%v calls=%d", clock.suspended, calls)
 	}
@@ -109,7 +109,7 @@ func TestSignalDelivererSuspendResumeOnce(t *testing.T) {
 func TestUsageMeterSeesBusyLoop(t *testing.T) {
 	pid := startBusyGroup(t)
 	m := &usageMeter{sid: pid, ncpus: "1"}
-	waitFor(t, 10*time.Second, "cpu time to accumulate", func() bool {
+	waitForT(t, 10*time.Second, "cpu time to accumulate", func() bool {
 		m.sample()
 		return m.cpuTicks >= clockTicks/2
 	})

@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"fmt"
@@ -47,7 +47,30 @@ func (r *jobRunner) openDirect(t outputTarget) (*os.File, error) {
 	if !r.asRoot {
 		return open()
 	}
+	if t.dest == os.DevNull {
+		if f := openDevNull(); f != nil {
+			return f, nil
+		}
+	}
 	return asUser(r.id, open)
+}
+
+// openDevNull opens /dev/null for writing when it is the null device, as
+// root: what the user's identity guards against (a path leading a root
+// shepherd onto another file) cannot happen to a root-owned device node,
+// and asUser costs a thread made and thrown away per stream, in every job
+// that discards its output. nil: not the null device (use asUser).
+func openDevNull() *os.File {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return nil
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR || st.Rdev != unix.Mkdev(1, 3) {
+		f.Close()
+		return nil
+	}
+	return f
 }
 
 // asUser runs fn on an OS thread whose file-system identity (fsuid, fsgid,
@@ -55,7 +78,7 @@ func (r *jobRunner) openDirect(t outputTarget) (*os.File, error) {
 // are checked and owned as the user. The thread is never unlocked: it ends
 // with the goroutine instead of going back to the runtime with the user's
 // identity.
-func asUser(id identity, fn func() (*os.File, error)) (*os.File, error) {
+func asUser(id Identity, fn func() (*os.File, error)) (*os.File, error) {
 	type result struct {
 		f   *os.File
 		err error

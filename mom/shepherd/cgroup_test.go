@@ -1,8 +1,7 @@
-package mom
+package shepherd
 
 import (
 	"fmt"
-	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,23 +9,21 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/strata-hpc/strata/server/api"
 )
 
 // testLayout sets up an agent subtree in the given mode or skips the test
 // where this machine cannot (not root, no such hierarchy, read-only).
-func testLayout(t *testing.T, mode string, enforceMem bool) *cgroupLayout {
+func testLayout(t *testing.T, mode string, enforceMem bool) *CgroupLayout {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("cgroup tests need root")
 	}
 	spoolDir := t.TempDir()
-	lay, err := setupCgroups(CgroupConfig{Mode: mode, EnforceMem: enforceMem}, "unit", spoolDir, defaultCgroupSources)
+	lay, err := SetupCgroups(CgroupConfig{Mode: mode, EnforceMem: enforceMem}, "unit", spoolDir, DefaultCgroupSources)
 	if err != nil {
 		t.Skipf("cgroup %s not usable here: %v", mode, err)
 	}
-	t.Cleanup(lay.removeAgentCgroup)
+	t.Cleanup(lay.RemoveAgentCgroup)
 	return lay
 }
 
@@ -64,10 +61,10 @@ func countSleeps(pids []string) int {
 // job starts a setsid child and a double-forked one, which the process
 // group kill misses; the cgroup kill ends them all.
 func TestCgroupKillEscapedProcesses(t *testing.T) {
-	for _, mode := range []string{cgroupV1, cgroupV2} {
+	for _, mode := range []string{CgroupV1, CgroupV2} {
 		t.Run(mode, func(t *testing.T) {
 			lay := testLayout(t, mode, false)
-			cg := lay.job(fmt.Sprintf("%d.unit.0", time.Now().UnixNano()))
+			cg := lay.Job(fmt.Sprintf("%d.unit.0", time.Now().UnixNano()))
 			if err := cg.create(); err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +86,7 @@ func TestCgroupKillEscapedProcesses(t *testing.T) {
 			// The double fork stays in the group; the setsid child does not.
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			waitForT(t, 10*time.Second, "the process group to die", func() bool { return len(markerProcs(marker)) == 1 })
-			if err := cg.killAndRemove(); err != nil {
+			if err := cg.KillAndRemove(); err != nil {
 				t.Fatal(err)
 			}
 			if left := markerProcs(marker); len(left) != 0 {
@@ -106,15 +103,15 @@ func TestCgroupKillEscapedProcesses(t *testing.T) {
 
 // TestCgroupMemoryLimit: a process allocating past the limit is killed.
 func TestCgroupMemoryLimit(t *testing.T) {
-	lay := testLayout(t, cgroupV1, true)
-	if !lay.canLimitMem() {
+	lay := testLayout(t, CgroupV1, true)
+	if !lay.CanLimitMem() {
 		t.Skip("no memory controller")
 	}
-	cg := lay.job(fmt.Sprintf("%d.mem.0", time.Now().UnixNano()))
+	cg := lay.Job(fmt.Sprintf("%d.mem.0", time.Now().UnixNano()))
 	if err := cg.create(); err != nil {
 		t.Fatal(err)
 	}
-	defer cg.killAndRemove()
+	defer cg.KillAndRemove()
 	if err := cg.setMemLimit(32 << 20); err != nil {
 		t.Fatal(err)
 	}
@@ -135,10 +132,10 @@ func TestCgroupMemoryLimit(t *testing.T) {
 	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("tail ended with %v, want SIGKILL by the OOM killer", cmd.ProcessState)
 	}
-	if cg.oomKills() == 0 {
+	if cg.OOMKills() == 0 {
 		t.Errorf("oom_kill counter is 0")
 	}
-	if peak, ok := cg.memPeak(); !ok || peak < 16<<20 {
+	if peak, ok := cg.MemPeak(); !ok || peak < 16<<20 {
 		t.Errorf("memory peak %d (%v), want about 32mb", peak, ok)
 	}
 }
@@ -193,16 +190,16 @@ func TestCgroupCpusetAndUsage(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("cgroup tests need root")
 	}
-	lay, err := setupCgroups(CgroupConfig{Mode: cgroupV1, EnforceCpus: true}, "unit", t.TempDir(), defaultCgroupSources)
-	if err != nil || !lay.canConfineCPUs() {
+	lay, err := SetupCgroups(CgroupConfig{Mode: CgroupV1, EnforceCpus: true}, "unit", t.TempDir(), DefaultCgroupSources)
+	if err != nil || !lay.CanConfineCPUs() {
 		t.Skipf("no v1 cpuset here: %v", err)
 	}
-	t.Cleanup(lay.removeAgentCgroup)
-	cg := lay.job(fmt.Sprintf("%d.cpu.0", time.Now().UnixNano()))
+	t.Cleanup(lay.RemoveAgentCgroup)
+	cg := lay.Job(fmt.Sprintf("%d.cpu.0", time.Now().UnixNano()))
 	if err := cg.create(); err != nil {
 		t.Fatal(err)
 	}
-	defer cg.killAndRemove()
+	defer cg.KillAndRemove()
 	if err := cg.confineCPUs(1); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +216,7 @@ func TestCgroupCpusetAndUsage(t *testing.T) {
 	if cpus, err := parseCPUList(strings.TrimSpace(list)); err != nil || len(cpus) != 1 {
 		t.Errorf("job may run on %q, want one cpu", list)
 	}
-	if ns, ok := cg.cpuNanos(); !ok || ns == 0 {
+	if ns, ok := cg.CPUNanos(); !ok || ns == 0 {
 		t.Errorf("cgroup cpu time %d (%v), want > 0", ns, ok)
 	}
 }
@@ -232,37 +229,18 @@ func TestCgroupsUnavailable(t *testing.T) {
 	pc := filepath.Join(dir, "cgroup")
 	os.WriteFile(pc, []byte("0::/\n"), 0o644)
 	os.WriteFile(mi, []byte("22 1 0:21 / /proc rw - proc proc rw\n"), 0o644)
-	src := cgroupSources{mountinfo: mi, procCgroup: pc}
-	if _, err := setupCgroups(CgroupConfig{Mode: cgroupAuto}, "h", dir, src); err == nil || !strings.Contains(err.Error(), "no cgroup2 file system") {
+	src := CgroupSources{mountinfo: mi, procCgroup: pc}
+	if _, err := SetupCgroups(CgroupConfig{Mode: CgroupAuto}, "h", dir, src); err == nil || !strings.Contains(err.Error(), "no cgroup2 file system") {
 		t.Errorf("no cgroup mounts: %v", err)
 	}
 	// A cgroup2 "mount" that is a plain directory: not a cgroup.
 	fake := filepath.Join(dir, "fake")
 	os.Mkdir(fake, 0o755)
 	os.WriteFile(mi, []byte("41 31 0:38 / "+fake+" rw - cgroup2 cgroup2 rw\n"), 0o644)
-	if _, err := setupCgroups(CgroupConfig{Mode: cgroupV2}, "h", dir, src); err == nil || !strings.Contains(err.Error(), "is not a cgroup") {
+	if _, err := SetupCgroups(CgroupConfig{Mode: CgroupV2}, "h", dir, src); err == nil || !strings.Contains(err.Error(), "is not a cgroup") {
 		t.Errorf("plain directory: %v", err)
 	}
-	if _, err := setupCgroups(CgroupConfig{Mode: cgroupOff}, "h", dir, src); err == nil {
+	if _, err := SetupCgroups(CgroupConfig{Mode: CgroupOff}, "h", dir, src); err == nil {
 		t.Errorf("mode off gave a layout")
-	}
-}
-
-// TestAgentSaysWhenJobsAreNotContained: the start line names the fallback.
-func TestAgentSaysWhenJobsAreNotContained(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Server, cfg.Host, cfg.Spool = "127.0.0.1:1", "testhost", t.TempDir()
-	cfg.TLS = testAgentFiles()
-	cfg.ShepherdCommand = shepherdCommand
-	cfg.Cgroups = CgroupConfig{Mode: cgroupOff}
-	var buf strings.Builder
-	a, err := New(cfg, api.NewTCPClient(cfg.Server, testAgentCerts(t)), log.New(&buf, "", 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.setupCgroups()
-	want := "cgroups unavailable: disabled by [cgroups] mode = \"off\"; jobs are contained by process group only\n"
-	if buf.String() != want || a.cgroups != nil {
-		t.Errorf("log %q, layout %v; want %q", buf.String(), a.cgroups, want)
 	}
 }

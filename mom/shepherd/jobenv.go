@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"strconv"
@@ -43,7 +43,7 @@ func (e *envList) environ() []string {
 
 // jobEnvParams are the host-side facts the job environment needs.
 type jobEnvParams struct {
-	ID       identity
+	ID       Identity
 	NodeFile string
 	TmpDir   string
 }
@@ -107,7 +107,7 @@ func firstChunkThreads(j *model.Job) (ncpus, omp string) {
 // jobShell is the -S shell when set, else the user's login shell.
 // Shell_Path_List may hold "path@host" entries; the first entry's path is
 // used (per-host selection is not implemented yet).
-func jobShell(j *model.Job, id identity) string {
+func jobShell(j *model.Job, id Identity) string {
 	for _, entry := range strings.Split(j.Shell, ",") {
 		entry = strings.TrimSpace(entry)
 		if entry == "" {

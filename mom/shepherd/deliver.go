@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"errors"
@@ -52,7 +52,7 @@ func (r *jobRunner) target(path string, stream byte, spool, suffix string) outpu
 		return t
 	}
 	t.host, t.path = model.SplitHostPath(path)
-	if dest, ok, err := r.transferConfig().route(t.host, t.path); err == nil && ok {
+	if dest, ok, err := r.transferConfig().Route(t.host, t.path); err == nil && ok {
 		t.dest, t.local = dest, true
 	}
 	// /dev/null is written in place like a Keep_Files "d" stream: there is
@@ -83,7 +83,7 @@ func defaultOutputName(j *model.Job, stream byte) string {
 func (r *jobRunner) deliverOutputs() string {
 	var targets []outputTarget
 	var files []*os.File
-	var items []transferItem
+	var items []TransferItem
 	var notes []string
 	for _, t := range r.outputTargets() {
 		if t.direct {
@@ -95,7 +95,7 @@ func (r *jobRunner) deliverOutputs() string {
 			continue
 		}
 		defer f.Close()
-		items = append(items, transferItem{Op: opDeliver, FD: len(files), NameInDir: r.job.ID + "." + t.suffix, Host: t.host, Remote: t.path})
+		items = append(items, TransferItem{Op: OpDeliver, FD: len(files), NameInDir: r.job.ID + "." + t.suffix, Host: t.host, Remote: t.path})
 		targets = append(targets, t)
 		files = append(files, f)
 	}

@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"bufio"
@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// shortHostname is the host name up to the first dot, as PBS names the
+// ShortHostname is the host name up to the first dot, as PBS names the
 // natural vnode.
-func shortHostname() string {
+func ShortHostname() string {
 	h, err := os.Hostname()
 	if err != nil {
 		return ""
@@ -21,8 +21,8 @@ func shortHostname() string {
 	return h
 }
 
-// physicalMemory reads MemTotal from /proc/meminfo, in bytes.
-func physicalMemory() (int64, error) {
+// PhysicalMemory reads MemTotal from /proc/meminfo, in bytes.
+func PhysicalMemory() (int64, error) {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return 0, err
@@ -42,9 +42,9 @@ func physicalMemory() (int64, error) {
 	return 0, fmt.Errorf("MemTotal not found in /proc/meminfo")
 }
 
-// bootID identifies the current boot: a shepherd recorded under another boot
+// BootID identifies the current boot: a shepherd recorded under another boot
 // id is certainly dead, whatever process now has its pid.
-func bootID() string {
+func BootID() string {
 	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	if err != nil {
 		return ""
@@ -52,10 +52,10 @@ func bootID() string {
 	return strings.TrimSpace(string(b))
 }
 
-// procStartTime returns field 22 of /proc/<pid>/stat, the process start time
+// ProcStartTime returns field 22 of /proc/<pid>/stat, the process start time
 // in clock ticks since boot. Together with the pid it names one process: a
 // reused pid has a different start time.
-func procStartTime(pid int) (uint64, error) {
+func ProcStartTime(pid int) (uint64, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, err

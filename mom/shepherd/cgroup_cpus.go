@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"fmt"
@@ -68,8 +68,8 @@ func pickCPUs(avail []int, used map[int]bool, n int) []int {
 
 // cpusetDir is the job directory whose cpuset files confine it, "" when
 // the hierarchy has no cpuset controller.
-func (c *jobCgroup) cpusetDir() string {
-	if c.mode == cgroupV2 {
+func (c *JobCgroup) cpusetDir() string {
+	if c.mode == CgroupV2 {
 		d := c.dirs[""]
 		if _, err := os.Stat(filepath.Join(d, "cpuset.cpus")); err == nil {
 			return d
@@ -80,14 +80,14 @@ func (c *jobCgroup) cpusetDir() string {
 }
 
 // confineCPUs gives the job n cpus of its parent's set.
-func (c *jobCgroup) confineCPUs(n int) error {
+func (c *JobCgroup) confineCPUs(n int) error {
 	d := c.cpusetDir()
 	if d == "" {
 		return fmt.Errorf("no cpuset controller for %s", c.dirs[""])
 	}
 	parent := filepath.Dir(d)
 	availFile := "cpuset.cpus"
-	if c.mode == cgroupV2 {
+	if c.mode == CgroupV2 {
 		availFile = "cpuset.cpus.effective"
 	}
 	b, err := os.ReadFile(filepath.Join(parent, availFile))

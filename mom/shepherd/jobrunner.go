@@ -1,7 +1,9 @@
-package mom
+package shepherd
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"log"
 	"os"
 	"os/exec"
@@ -12,25 +14,24 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/model"
-	"github.com/strata-hpc/strata/server/api"
 )
 
 // jobRunner runs one job inside the shepherd process.
 type jobRunner struct {
 	dir       string
 	job       *model.Job
-	params    launchParams
+	params    LaunchParams
 	killDelay time.Duration
 	logger    *log.Logger
 
-	asRoot bool
-	id     identity
-	tmpdir string
-	auxdir string // the job's script and node file (auxDir)
+	asRoot   bool
+	id       Identity
+	tmpdir   string
+	auxFiles []string // the job's node file and script (auxfiles.go)
 
 	clock *runClock   // walltime, suspended time excluded
 	meter *usageMeter // sampled usage of the job's session
-	cg    *jobCgroup  // the run's cgroup; nil: contained by process group only
+	cg    *JobCgroup  // the run's cgroup; nil: contained by process group only
 
 	stagedIn []string            // files stage-in created, removed when the job ends
 	session  *interactiveSession // qsub -I's terminal; nil for a batch job
@@ -41,9 +42,9 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	j := r.job
 	r.asRoot = os.Geteuid() == 0
 	if !r.asRoot && j.UID != os.Getuid() {
-		return failed(model.ExitFailUID, "agent runs as uid %d and cannot run jobs of uid %d", os.Getuid(), j.UID)
+		return Failed(model.ExitFailUID, "agent runs as uid %d and cannot run jobs of uid %d", os.Getuid(), j.UID)
 	}
-	r.id = lookupIdentity(j.UID, j.GID, j.User)
+	r.id = r.identity()
 	if res := r.startHooks("execjob_begin"); res != nil {
 		return res
 	}
@@ -55,7 +56,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	if err != nil {
 		r.removeStagedIn()
 		r.cleanup()
-		return failed(model.ExitFail1, "%v", err)
+		return Failed(model.ExitFail1, "%v", err)
 	}
 	if res := r.startHooks("execjob_prologue"); res != nil {
 		if r.session != nil {
@@ -90,13 +91,12 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	if err != nil {
 		r.removeStagedIn()
 		r.cleanup()
-		return failed(model.ExitFail2, "cannot start job: %v", err)
+		return Failed(model.ExitFail2, "cannot start job: %v", err)
 	}
 	pid := cmd.Process.Pid
-	if err := writeJSONRun(filepath.Join(r.dir, fileJobPid), jobPidRecord{Pid: pid, StartUnix: start.Unix()}, 0o600); err != nil {
+	if err := WriteJSONRun(filepath.Join(r.dir, FileJobPid), JobPidRecord{Pid: pid, StartUnix: start.Unix()}, 0o600); err != nil {
 		r.logger.Printf("record job pid: %v", err)
 	}
-	r.logger.Printf("job %s started as pid %d", j.ID, pid)
 
 	r.clock = &runClock{start: start}
 	r.meter = &usageMeter{sid: pid, ncpus: allocatedNcpus(j), cg: r.cg}
@@ -107,7 +107,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	r.killCgroup()
 
-	res := &Result{Kind: api.EventEnded, SessionID: pid}
+	res := &Result{Kind: model.JobEventEnded, SessionID: pid}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
 	case walltimeExceeded:
@@ -130,7 +130,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		r.logger.Printf("job %s was killed on request", j.ID)
 	}
 	res.Used = r.usage(cmd.ProcessState, r.clock.elapsed(end))
-	if r.cg != nil && r.cg.oomKills() > 0 {
+	if r.cg != nil && r.cg.OOMKills() > 0 {
 		res.Comment = joinComment(res.Comment, "job exceeded its memory limit (mem): processes were killed")
 	}
 	if r.session != nil {
@@ -153,6 +153,17 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 	return res
 }
 
+// identity is the job owner as the agent resolved it; a launch record
+// without one (or for another uid) is looked up here, without NSS in the
+// static shepherd (os/user then reads /etc/passwd and /etc/group).
+func (r *jobRunner) identity() Identity {
+	j := r.job
+	if id := r.params.Identity; id != nil && id.UID == j.UID && id.GID == j.GID {
+		return *id
+	}
+	return LookupIdentity(j.UID, j.GID, j.User)
+}
+
 // prepare creates TMPDIR, the script and node files and the output spool
 // files, and builds the command. The returned files are the job's stdout
 // and stderr (the same file when joined); the caller closes them.
@@ -163,12 +174,11 @@ func (r *jobRunner) prepare() (*exec.Cmd, *os.File, *os.File, error) {
 		return nil, nil, nil, err
 	}
 	r.tmpdir = tmpdir
-	aux, err := r.makeAuxDir()
+	aux, err := r.auxDir()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r.auxdir = aux
-	nodefile := filepath.Join(aux, fileNodes)
+	nodefile := filepath.Join(aux, r.job.ID)
 	nodes := strings.Join(j.NodeFile(), "\n")
 	if nodes != "" {
 		nodes += "\n"
@@ -196,7 +206,7 @@ func (r *jobRunner) prepare() (*exec.Cmd, *os.File, *os.File, error) {
 		}
 		argv = append([]string{prog}, j.Argv[1:]...)
 	} else {
-		script := filepath.Join(aux, fileScript)
+		script := filepath.Join(aux, r.job.ID+".SC")
 		if err := r.writeUserFile(script, []byte(j.Script), 0o500); err != nil {
 			return nil, nil, nil, fmt.Errorf("write job script: %w", err)
 		}
@@ -256,45 +266,12 @@ func (r *jobRunner) makeTmpdir() (string, error) {
 	return path, nil
 }
 
-// makeAuxDir creates <tmpdir>/pbs.<jobid>.aux, the directory of the files
-// the job reads as its owner (script, node file). The spool is private to
-// the agent, so they cannot live there. It belongs to root (0711: nobody
-// lists it, and its files can be neither replaced nor removed by the
-// user); what was at the path before is removed first, as for TMPDIR.
-func (r *jobRunner) makeAuxDir() (string, error) {
-	path := filepath.Join(r.params.TmpDir, "pbs."+r.job.ID+".aux")
-	if err := os.RemoveAll(path); err != nil {
-		return "", fmt.Errorf("clear %s: %w", path, err)
-	}
-	if err := os.Mkdir(path, 0o700); err != nil {
-		return "", fmt.Errorf("create job aux directory: %w", err)
-	}
-	// Mkdir's mode passed through the umask; set it exactly.
-	if err := os.Chmod(path, 0o711); err != nil {
-		return "", fmt.Errorf("job aux directory mode: %w", err)
-	}
-	return path, nil
-}
-
 // withUmask runs fn (which forks) with the process umask set to mask. The
 // umask is per process; the shepherd does nothing else meanwhile.
 func withUmask(mask int, fn func() error) error {
 	old := syscall.Umask(mask)
 	defer syscall.Umask(old)
 	return fn()
-}
-
-// writeUserFile writes a file that the job reads as its owner.
-func (r *jobRunner) writeUserFile(path string, data []byte, perm os.FileMode) error {
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		return err
-	}
-	if r.asRoot {
-		if err := os.Chown(path, r.id.UID, r.id.GID); err != nil {
-			return err
-		}
-	}
-	return os.Chmod(path, perm)
 }
 
 // openSpoolOutput opens the files for stdout and stderr, honouring
@@ -407,7 +384,7 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 
 	interval := time.Duration(r.params.UsageIntervalMs) * time.Millisecond
 	if interval <= 0 {
-		interval = defaultUsageInterval
+		interval = DefaultUsageInterval
 	}
 	usageTimer := time.NewTimer(min(interval, time.Second))
 	defer usageTimer.Stop()
@@ -421,7 +398,7 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 			walltimeExceeded = true
 			terminate("walltime exceeded")
 		case s := <-sigs:
-			if s == pokeSignal {
+			if s == PokeSignal {
 				checkSignals()
 				continue
 			}
@@ -431,7 +408,7 @@ func (r *jobRunner) wait(cmd *exec.Cmd, pid int, sigs <-chan os.Signal) (walltim
 			checkSignals()
 		case <-usageTimer.C:
 			r.meter.sample()
-			if err := writeJSONRun(filepath.Join(r.dir, fileUsage), r.meter.used(clock.elapsed(time.Now())), 0o600); err != nil {
+			if err := WriteJSONRun(filepath.Join(r.dir, FileUsage), r.meter.used(clock.elapsed(time.Now())), 0o600); err != nil {
 				r.logger.Printf("record usage: %v", err)
 			}
 			usageTimer.Reset(interval)
@@ -474,16 +451,18 @@ func allocatedNcpus(j *model.Job) string {
 	return "1"
 }
 
-// cleanup removes TMPDIR and the job's cgroup; the spool directory stays
-// until the agent has reported the result.
+// cleanup removes TMPDIR, the job's aux files and its cgroup; the spool
+// directory stays until the agent has reported the result.
 func (r *jobRunner) cleanup() {
 	r.removeCgroup()
-	for _, d := range []string{r.tmpdir, r.auxdir} {
-		if d == "" {
-			continue
+	if r.tmpdir != "" {
+		if err := os.RemoveAll(r.tmpdir); err != nil {
+			r.logger.Printf("remove %s: %v", r.tmpdir, err)
 		}
-		if err := os.RemoveAll(d); err != nil {
-			r.logger.Printf("remove %s: %v", d, err)
+	}
+	for _, f := range r.auxFiles {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			r.logger.Printf("remove %s: %v", f, err)
 		}
 	}
 }

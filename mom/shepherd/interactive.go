@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/strata-hpc/strata/server/api"
+	"github.com/strata-hpc/strata/server/api/ttyframe"
 )
 
 // interactiveDial bounds the connection to a waiting qsub -I.
@@ -25,7 +25,7 @@ const interactiveDial = 15 * time.Second
 // to a batch job, and its end ends the session.
 type interactiveSession struct {
 	conn   net.Conn
-	out    *api.FrameWriter
+	out    *ttyframe.FrameWriter
 	master *os.File // the agent's side of the terminal
 	tty    *os.File // the shell's side; closed here once the shell has it
 	logf   func(string, ...any)
@@ -42,8 +42,8 @@ func (r *jobRunner) openInteractive(cmd *exec.Cmd) error {
 	if err != nil {
 		return fmt.Errorf("interactive job: cannot reach qsub at %s: %w", j.InteractiveAddr, err)
 	}
-	out := api.NewFrameWriter(conn)
-	if err := out.Write(api.FrameHello, api.HelloPayload(j.ID, j.InteractiveCookie)); err != nil {
+	out := ttyframe.NewFrameWriter(conn)
+	if err := out.Write(ttyframe.FrameHello, ttyframe.HelloPayload(j.ID, j.InteractiveCookie)); err != nil {
 		conn.Close()
 		return fmt.Errorf("interactive job: greet qsub: %w", err)
 	}
@@ -93,7 +93,7 @@ func (s *interactiveSession) relay() {
 		}
 	}()
 	go func() {
-		in := api.NewFrameReader(s.conn)
+		in := ttyframe.NewFrameReader(s.conn)
 		for {
 			typ, p, err := in.Next()
 			if err != nil {
@@ -104,15 +104,15 @@ func (s *interactiveSession) relay() {
 				return
 			}
 			switch typ {
-			case api.FrameData:
+			case ttyframe.FrameData:
 				if _, err := s.master.Write(p); err != nil {
 					return
 				}
-			case api.FrameWinsize:
-				if rows, cols, ok := api.ParseWinsize(p); ok {
+			case ttyframe.FrameWinsize:
+				if rows, cols, ok := ttyframe.ParseWinsize(p); ok {
 					_ = pty.Setsize(s.master, &pty.Winsize{Rows: rows, Cols: cols})
 				}
-			case api.FrameEOF:
+			case ttyframe.FrameEOF:
 				// End of qsub's input: the terminal's end-of-file character,
 				// which makes the shell exit at the start of a line.
 				_, _ = s.master.Write([]byte{4})

@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"bufio"
@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -23,10 +25,10 @@ import (
 
 // Cgroup modes ([cgroups] mode).
 const (
-	cgroupAuto = "auto"
-	cgroupV1   = "v1"
-	cgroupV2   = "v2"
-	cgroupOff  = "off"
+	CgroupAuto = "auto"
+	CgroupV1   = "v1"
+	CgroupV2   = "v2"
+	CgroupOff  = "off"
 )
 
 // cgroupV1Controllers are the v1 hierarchies a job cgroup is created in.
@@ -53,16 +55,28 @@ type CgroupConfig struct {
 	EnforceCpus bool
 }
 
-// cgroupLayout is where this agent's job cgroups live. It is written into
+// CgroupLayout is where this agent's job cgroups live. It is written into
 // each run's launch.json, so the shepherd (also after an agent restart)
 // knows where its job's cgroup is.
-type cgroupLayout struct {
+type CgroupLayout struct {
 	Mode string `json:"mode"` // cgroupV1 or cgroupV2
 	// Dirs maps a controller to the agent's directory in its hierarchy;
 	// v2 has the single key "".
 	Dirs        map[string]string `json:"dirs"`
 	EnforceMem  bool              `json:"enforce_mem,omitempty"`
 	EnforceCpus bool              `json:"enforce_cpus,omitempty"`
+	// Mounts are the v1 hierarchies' mounts, by controller: a shepherd
+	// finds its own cgroup (to return to after placing the job) from
+	// /proc/self/cgroup alone instead of parsing the mount table at each
+	// job. Absent in the records of earlier releases.
+	Mounts map[string]CgroupMount `json:"mounts,omitempty"`
+}
+
+// CgroupMount is where a cgroup hierarchy is mounted: Point shows the
+// hierarchy's subtree Root.
+type CgroupMount struct {
+	Root  string `json:"root"`
+	Point string `json:"point"`
 }
 
 // mount is one cgroup file system mount from /proc/self/mountinfo.
@@ -166,18 +180,18 @@ func agentCgroupName(host, spoolDir string) string {
 	return host + "-" + hex.EncodeToString(sum[:4])
 }
 
-// cgroupSources are the files the layout is detected from (tests of the
+// CgroupSources are the files the layout is detected from (tests of the
 // parser use others).
-type cgroupSources struct {
+type CgroupSources struct {
 	mountinfo, procCgroup string
 }
 
-var defaultCgroupSources = cgroupSources{mountinfo: "/proc/self/mountinfo", procCgroup: "/proc/self/cgroup"}
+var DefaultCgroupSources = CgroupSources{mountinfo: "/proc/self/mountinfo", procCgroup: "/proc/self/cgroup"}
 
-// setupCgroups detects the layout, creates the agent's subtree and returns
+// SetupCgroups detects the layout, creates the agent's subtree and returns
 // it; nil with an error saying why when jobs cannot be put in cgroups.
-func setupCgroups(cfg CgroupConfig, host, spoolDir string, src cgroupSources) (*cgroupLayout, error) {
-	if cfg.Mode == cgroupOff {
+func SetupCgroups(cfg CgroupConfig, host, spoolDir string, src CgroupSources) (*CgroupLayout, error) {
+	if cfg.Mode == CgroupOff {
 		return nil, fmt.Errorf("disabled by [cgroups] mode = \"off\"")
 	}
 	mounts, err := readCgroupMounts(src.mountinfo)
@@ -200,17 +214,17 @@ func setupCgroups(cfg CgroupConfig, host, spoolDir string, src cgroupSources) (*
 		}
 	}
 	mode := cfg.Mode
-	if mode == "" || mode == cgroupAuto {
-		mode = cgroupV2
+	if mode == "" || mode == CgroupAuto {
+		mode = CgroupV2
 		for _, m := range v1 {
 			if containsStr(m.controllers, "freezer") || containsStr(m.controllers, "memory") {
-				mode = cgroupV1
+				mode = CgroupV1
 			}
 		}
 	}
-	l := &cgroupLayout{Mode: mode, Dirs: map[string]string{}, EnforceMem: cfg.EnforceMem, EnforceCpus: cfg.EnforceCpus}
+	l := &CgroupLayout{Mode: mode, Dirs: map[string]string{}, EnforceMem: cfg.EnforceMem, EnforceCpus: cfg.EnforceCpus}
 	switch mode {
-	case cgroupV2:
+	case CgroupV2:
 		if v2 == nil {
 			return nil, fmt.Errorf("no cgroup2 file system is mounted")
 		}
@@ -220,7 +234,7 @@ func setupCgroups(cfg CgroupConfig, host, spoolDir string, src cgroupSources) (*
 			return nil, err
 		}
 		l.Dirs[""] = d
-	case cgroupV1:
+	case CgroupV1:
 		var errs []string
 		for _, c := range cgroupV1Controllers {
 			if c == "cpuset" && !cfg.EnforceCpus {
@@ -237,6 +251,10 @@ func setupCgroups(cfg CgroupConfig, host, spoolDir string, src cgroupSources) (*
 					continue
 				}
 				l.Dirs[c] = d
+				if l.Mounts == nil {
+					l.Mounts = map[string]CgroupMount{}
+				}
+				l.Mounts[c] = CgroupMount{Root: m.root, Point: m.point}
 			}
 		}
 		if len(l.Dirs) == 0 {
@@ -253,7 +271,7 @@ func setupCgroups(cfg CgroupConfig, host, spoolDir string, src cgroupSources) (*
 
 // hasDirFor reports whether a co-mounted controller of m already has a
 // directory (cpu,cpuacct mounted together are one hierarchy).
-func hasDirFor(l *cgroupLayout, m cgMount) bool {
+func hasDirFor(l *CgroupLayout, m cgMount) bool {
 	for _, c := range m.controllers {
 		if _, ok := l.Dirs[c]; ok {
 			return true
@@ -341,9 +359,9 @@ func inheritCpuset(dir string) error {
 	return nil
 }
 
-// describe is the layout for the agent's start line.
-func (l *cgroupLayout) describe() string {
-	keys := sortedKeys(l.Dirs)
+// Describe is the layout for the agent's start line.
+func (l *CgroupLayout) Describe() string {
+	keys := slices.Sorted(maps.Keys(l.Dirs))
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		if k == "" {
@@ -356,17 +374,17 @@ func (l *cgroupLayout) describe() string {
 	return fmt.Sprintf("cgroup %s: %s", l.Mode, strings.Join(parts, " "))
 }
 
-// removeAgentCgroup removes the agent's subtree when no job cgroup is
+// RemoveAgentCgroup removes the agent's subtree when no job cgroup is
 // left (agent shutdown); busy directories stay.
-func (l *cgroupLayout) removeAgentCgroup() {
+func (l *CgroupLayout) RemoveAgentCgroup() {
 	for _, d := range l.Dirs {
 		_ = os.Remove(d)
 		_ = os.Remove(filepath.Dir(d)) // strata/, when no other agent uses it
 	}
 }
 
-// fileHasWord tells whether a file's white-space separated words include w.
-func fileHasWord(path, w string) bool {
+// FileHasWord tells whether a file's white-space separated words include w.
+func FileHasWord(path, w string) bool {
 	b, err := os.ReadFile(path)
 	return err == nil && containsStr(strings.Fields(string(b)), w)
 }
@@ -378,4 +396,20 @@ func containsStr(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// CanLimitMem tells whether job cgroups get a memory controller.
+func (l *CgroupLayout) CanLimitMem() bool {
+	if l.Mode == CgroupV2 {
+		return FileHasWord(filepath.Join(l.Dirs[""], "cgroup.subtree_control"), "memory")
+	}
+	return l.Dirs["memory"] != ""
+}
+
+// CanConfineCPUs tells whether job cgroups get a cpuset controller.
+func (l *CgroupLayout) CanConfineCPUs() bool {
+	if l.Mode == CgroupV2 {
+		return FileHasWord(filepath.Join(l.Dirs[""], "cgroup.subtree_control"), "cpuset")
+	}
+	return l.Dirs["cpuset"] != ""
 }

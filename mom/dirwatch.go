@@ -1,7 +1,10 @@
 package mom
 
 import (
+	"bytes"
 	"os"
+	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,11 +16,16 @@ import (
 type dirWatch struct {
 	f    *os.File
 	wake chan struct{}
+	// names are the files whose changes wake the watcher (none: all).
+	mu    sync.Mutex
+	names []string
 }
 
 // newDirWatch watches dir; it returns nil when inotify is unavailable, and
-// the caller falls back to polling.
-func newDirWatch(dir string) *dirWatch {
+// the caller falls back to polling. Only changes to the named files wake
+// it: a job's start and end also write temporary files, usage samples and
+// logs, and each wake-up costs the watcher a look at its records.
+func newDirWatch(dir string, names ...string) *dirWatch {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil
@@ -27,7 +35,7 @@ func newDirWatch(dir string) *dirWatch {
 		return nil
 	}
 	// A non-blocking fd goes to Go's poller, so Close unblocks the reader.
-	w := &dirWatch{f: os.NewFile(uintptr(fd), "inotify:"+dir), wake: make(chan struct{}, 1)}
+	w := &dirWatch{f: os.NewFile(uintptr(fd), "inotify:"+dir), wake: make(chan struct{}, 1), names: names}
 	go w.read()
 	return w
 }
@@ -35,14 +43,58 @@ func newDirWatch(dir string) *dirWatch {
 func (w *dirWatch) read() {
 	buf := make([]byte, 4096)
 	for {
-		if _, err := w.f.Read(buf); err != nil {
+		n, err := w.f.Read(buf)
+		if err != nil {
 			return
+		}
+		if !w.wanted(buf[:n]) {
+			continue
 		}
 		select {
 		case w.wake <- struct{}{}:
 		default:
 		}
 	}
+}
+
+// add makes changes to one more file wake the watcher.
+func (w *dirWatch) add(name string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.names) > 0 {
+		w.names = append(w.names, name)
+	}
+}
+
+// wanted tells whether a read of inotify events names a watched file (or
+// cannot be parsed, or overflowed: then it wakes to be safe).
+func (w *dirWatch) wanted(b []byte) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.names) == 0 {
+		return true
+	}
+	for len(b) >= unix.SizeofInotifyEvent {
+		ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[0]))
+		end := unix.SizeofInotifyEvent + int(ev.Len)
+		if ev.Mask&unix.IN_Q_OVERFLOW != 0 || end > len(b) {
+			return true
+		}
+		name := b[unix.SizeofInotifyEvent:end]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		for _, want := range w.names {
+			if string(name) == want {
+				return true
+			}
+		}
+		b = b[end:]
+	}
+	return len(b) != 0
 }
 
 // C receives a value after changes in the directory (nil without inotify,

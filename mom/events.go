@@ -12,12 +12,37 @@ import (
 type pendingEvent struct {
 	key string // recordKey of the run
 	ev  api.JobEvent
+	at  time.Time // when it was queued
 }
+
+// startedHold is how long a batch of nothing but started reports waits
+// for another report before it is sent. A short job's end usually comes
+// within it, and its started and ended reports then travel in one request
+// and one Raft entry instead of two (each also woke the scheduler). Only
+// the started report waits: the job already runs, and the report adds its
+// session id and a history line. Every other report is sent at once and
+// takes the held ones with it.
+const startedHold = 30 * time.Millisecond
 
 // queueLocked appends an event and wakes the sender. Caller holds a.mu.
 func (a *Agent) queueLocked(key string, ev api.JobEvent) {
-	a.pending = append(a.pending, pendingEvent{key: key, ev: ev})
+	a.pending = append(a.pending, pendingEvent{key: key, ev: ev, at: time.Now()})
 	a.kick()
+}
+
+// holdLocked is how much longer the pending events may wait: they are all
+// started reports and the oldest was queued less than startedHold ago.
+// Caller holds a.mu.
+func (a *Agent) holdLocked() time.Duration {
+	if len(a.pending) == 0 {
+		return 0
+	}
+	for _, p := range a.pending {
+		if p.ev.Kind != api.EventStarted {
+			return 0
+		}
+	}
+	return startedHold - time.Since(a.pending[0].at)
 }
 
 // eventLoop sends pending events in batches until the server acknowledges
@@ -32,6 +57,15 @@ func (a *Agent) eventLoop(ctx context.Context) {
 		case <-a.kickEvents:
 		}
 		for {
+			a.mu.Lock()
+			hold := a.holdLocked()
+			a.mu.Unlock()
+			if hold > 0 {
+				if !a.waitHold(ctx, hold) {
+					return
+				}
+				continue
+			}
 			a.mu.Lock()
 			batch := make([]api.JobEvent, len(a.pending))
 			for i, p := range a.pending {
@@ -57,6 +91,20 @@ func (a *Agent) eventLoop(ctx context.Context) {
 			a.acknowledged(len(batch))
 		}
 	}
+}
+
+// waitHold waits until d has passed or another event is queued; it returns
+// false when ctx ends.
+func (a *Agent) waitHold(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-a.kickEvents:
+	case <-t.C:
+	}
+	return true
 }
 
 // acknowledged drops the first n pending events (those just sent; newer

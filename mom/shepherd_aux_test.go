@@ -106,6 +106,9 @@ func TestRunRecordFiles(t *testing.T) {
 	fs.addJob(testJob("33.srv", "touch "+flag+"\nsleep 30\n", out))
 	waitFor(t, agentTimeout, "the job running", func() bool { _, err := os.Stat(flag); return err == nil })
 	dir := filepath.Join(spoolDir, "jobs", recordKey("33.srv", 1))
+	// The shepherd records the job's pid after starting it, so the job
+	// may touch its flag first.
+	waitFor(t, agentTimeout, "job.pid", func() bool { _, err := os.Stat(filepath.Join(dir, fileJobPid)); return err == nil })
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ const (
 	fileSignals            = shepherd.FileSignals
 	fileUsage              = shepherd.FileUsage
 	fileJob                = shepherd.FileJob
+	fileJobPid             = shepherd.FileJobPid
 	hookRequestor          = shepherd.HookRequestor
 	maxHookLogRelay        = shepherd.MaxHookLogRelay
 	maxTransferRequest     = shepherd.MaxTransferRequest

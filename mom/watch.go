@@ -30,7 +30,11 @@ func (a *Agent) watchLocked(ctx context.Context, wg *sync.WaitGroup, rec *record
 
 // watch reports the job's start (session id) and end.
 func (a *Agent) watch(ctx context.Context, rec *record) {
-	dw := newDirWatch(rec.dir)
+	// pollJob reads job.pid and result.json (both written by rename).
+	// For startedHold only the result wakes the watcher: a short job's
+	// start is then read with its end, and both are reported in one
+	// request (events.go) after one wake-up instead of two.
+	dw := newDirWatch(rec.dir, fileResult)
 	defer dw.Close()
 	interval := watchInterval
 	if dw != nil {
@@ -38,6 +42,8 @@ func (a *Agent) watch(ctx context.Context, rec *record) {
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	lookForStart := time.NewTimer(startedHold)
+	defer lookForStart.Stop()
 	// Whether the shepherd still lives is asked on the ticks only: the
 	// files a job's start writes wake the watcher several times, and
 	// each look at the shepherd reads its record and /proc.
@@ -50,6 +56,11 @@ func (a *Agent) watch(ctx context.Context, rec *record) {
 		case <-ctx.Done():
 			return
 		case <-dw.C():
+			checkAlive = false
+		case <-lookForStart.C:
+			// Watch job.pid before looking at it, so a start written
+			// in between still wakes the watcher.
+			dw.add(fileJobPid)
 			checkAlive = false
 		case <-t.C:
 			checkAlive = true

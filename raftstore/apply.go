@@ -28,6 +28,10 @@ type writer struct {
 	// appended is when the leader appended the entry (replicated with
 	// it), the time of event-log lines whose command carries none.
 	appended int64
+	// endReported is the job whose end its own agent is reporting while
+	// the entry applies it: the run leaving that host's list does not
+	// wake the agent (workview.go).
+	endReported string
 }
 
 func newJob() *model.Job     { return &model.Job{} }
@@ -129,10 +133,13 @@ func (w *writer) vnode(name string) *model.Vnode {
 }
 
 func (w *writer) putJob(j *model.Job) {
-	if old := w.job(j.ID); old != nil && old.MSHost() != j.MSHost() {
-		w.touchHost(old.MSHost())
+	old := w.job(j.ID)
+	if old != nil && old.MSHost() != j.MSHost() {
+		w.leftHost(j.ID, old.MSHost())
 	}
-	w.touchHost(j.MSHost())
+	if agentSeesChange(old, j) { // workview.go
+		w.touchHost(j.MSHost())
+	}
 	if w.pack != nil {
 		w.pack.job(j)
 		if isFinishedSubjob(j) {
@@ -152,13 +159,13 @@ func (w *writer) putJob(j *model.Job) {
 
 func (w *writer) deleteJobRow(j *model.Job) {
 	if r := w.finishedSubjobRecord(j.ID); r != nil {
-		w.touchHost(r.MSHost)
+		w.leftHost(j.ID, r.MSHost)
 		w.must(deleteDone(w.txn, r.ID))
 		w.touch(tableJobs)
 		return
 	}
 	if old := w.jobRow(j.ID); old != nil {
-		w.touchHost(old.MSHost())
+		w.leftHost(j.ID, old.MSHost())
 		w.tokens.dropLater(old)
 		w.must(moveStateGroups(w.txn, old, nil))
 	}

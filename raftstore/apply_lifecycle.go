@@ -124,7 +124,9 @@ func (w *writer) jobEvents(c *JobEvents) any {
 			j.Used = ev.Used
 			w.putJob(j)
 		case model.JobEventEnded:
+			w.endReported = j.ID // workview.go
 			w.finish(j, ev.Exit, ev.Used, ev.Comment, c.Now)
+			w.endReported = ""
 		case model.JobEventFailed:
 			w.lose(j, ev.Comment, ev.Exit, c.Now)
 		case model.JobEventStageinFailed:

@@ -26,7 +26,7 @@ func (s *Server) mailJobEvents(before *raftstore.StateSnapshot, events []model.J
 		}
 		switch e.Kind {
 		case model.JobEventStarted:
-			if old.Substate != model.SubRunning && j.Substate == model.SubRunning && j.RunCount == e.Run {
+			if startTookEffect(old, j, e) {
 				s.mailJob(&cfg, j, mailBegin, "")
 			}
 		case model.JobEventEnded, model.JobEventFailed:
@@ -49,6 +49,16 @@ func (s *Server) mailJobEvents(before *raftstore.StateSnapshot, events []model.J
 			}
 		}
 	}
+}
+
+// startTookEffect tells whether a started report moved the run from
+// prerun: the run's substate has moved on with the reported session. A
+// short job's started and ended reports often come in one batch (the agent
+// holds a started report briefly for company), and the job is then
+// already finished after the batch; it began all the same.
+func startTookEffect(old, j *model.Job, e model.JobEvent) bool {
+	return old.Substate == model.SubPrerun && old.IsRunning() && old.RunCount == e.Run &&
+		j.RunCount == e.Run && j.Substate != model.SubPrerun && j.SessionID == e.SessionID
 }
 
 // resvVerdictsDone logs the verdicts on alterations and mails the

@@ -82,6 +82,8 @@ func momCommand() *cli.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
+			defer startProfiles("mom")() // profile.go
+			mom.OneProc()
 			if err := agent.Run(ctx); err != nil && ctx.Err() == nil {
 				return cli.Exit("strata mom: "+err.Error(), 1)
 			}

@@ -24,7 +24,7 @@ const checkpointEvent = "execjob_checkpoint"
 // checkpoint runs the checkpoint hooks for the job whose process group
 // (and session) is pgid.
 func (r *jobRunner) checkpoint(pgid int) {
-	j := r.job.Dup() // its own JobExt: hooks see a copy
+	j := r.job.Dup()   // its own JobExt: hooks see a copy
 	j.SessionID = pgid // the hook needs the processes to checkpoint
 	if out := r.runJobHooks(checkpointEvent, &j); out != nil {
 		r.logger.Printf("job %s: checkpoint hook did not accept (%s); the job is requeued without a checkpoint", r.job.ID, out.Message)

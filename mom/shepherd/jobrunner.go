@@ -94,7 +94,7 @@ func (r *jobRunner) run(sigs <-chan os.Signal) *Result {
 		return Failed(model.ExitFail2, "cannot start job: %v", err)
 	}
 	pid := cmd.Process.Pid
-	if err := WriteJSONRun(filepath.Join(r.dir, fileJobPid), JobPidRecord{Pid: pid, StartUnix: start.Unix()}, 0o600); err != nil {
+	if err := WriteJSONRun(filepath.Join(r.dir, FileJobPid), JobPidRecord{Pid: pid, StartUnix: start.Unix()}, 0o600); err != nil {
 		r.logger.Printf("record job pid: %v", err)
 	}
 

@@ -15,7 +15,7 @@ const (
 	FileJob      = "job.json"
 	FileLaunch   = "launch.json"
 	FileShepherd = "shepherd.pid"
-	fileJobPid   = "job.pid"
+	FileJobPid   = "job.pid"
 	fileStdout   = "stdout"
 	fileStderr   = "stderr"
 	FileResult   = "result.json"
@@ -208,7 +208,7 @@ func ReadResult(dir string) (*Result, error) {
 // ReadJobPid returns the job's pid record, or nil before the job started.
 func ReadJobPid(dir string) (*JobPidRecord, error) {
 	var r JobPidRecord
-	err := ReadJSON(filepath.Join(dir, fileJobPid), &r)
+	err := ReadJSON(filepath.Join(dir, FileJobPid), &r)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -63,8 +63,24 @@ func TestEventLogFileFormatMaskAndReplay(t *testing.T) {
 	if strings.Contains(read(), "14.srv1") {
 		t.Fatal("log_events 0 still logged a job event")
 	}
-	if !regexp.MustCompile(`^8\n$`).MatchString(string(must(os.ReadFile(filepath.Join(dir, eventLogDir, eventLogState))))) {
+	if !regexp.MustCompile(`^0*8\n$`).MatchString(string(must(os.ReadFile(filepath.Join(dir, eventLogDir, eventLogState))))) {
 		t.Error("the written index does not move past filtered events")
+	}
+	// A record as an earlier release wrote it (no padding) is read, and
+	// the next write replaces it whole.
+	state := filepath.Join(dir, eventLogDir, eventLogState)
+	if err := os.WriteFile(state, []byte("9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mask = model.DefaultLogEvents
+	l = open()
+	l.write([]model.LogEvent{{Index: 9, Time: at, Type: model.LogJob, Class: "Job", ID: "15.srv1", Msg: "Job Queued"},
+		{Index: 10, Time: at, Type: model.LogJob, Class: "Job", ID: "16.srv1", Msg: "Job Queued"}})
+	if got := read(); strings.Contains(got, "15.srv1") || !strings.Contains(got, "16.srv1") {
+		t.Errorf("after an old-format record of 9:\n%s", got)
+	}
+	if got := string(must(os.ReadFile(state))); got != "00000000000000000010\n" {
+		t.Errorf("record %q, want 10 in fixed width", got)
 	}
 }
 

@@ -290,7 +290,7 @@ const readingGuide = `
 | preemption at 20,000 jobs x 2,000 full vnodes, one job in fifty express | BenchmarkSchedulePreempt20kJobs2kVnodes against BenchmarkSchedulePreemptOff20kJobs2kVnodes (the same snapshot with preemptive_sched off; docs/scheduling.md, "Preemption") |
 | fair_share at 20,000 queued jobs x 2,000 vnodes | BenchmarkScheduleFairshare20kJobs2kVnodes (200 users in 10 groups; the tree built and the queue interleaved every cycle) against BenchmarkSchedule20kJobs2kVnodes |
 | fair_share and preemption together at 20,000 queued x 2,000 full vnodes (strict ordering, backfill depth 10) | BenchmarkScheduleFairsharePreempt20kJobs2kVnodes |
-| submit-to-start latency on an idle cluster | table above: from the submit reply until the agent's "started" report is committed |
+| submit-to-start latency on an idle cluster | table above: from the submit reply until the agent's "started" report is committed; the agent holds a lone started report up to 30 ms so that a short job's start and end travel together (figure c, until the job itself runs, is the latency a user sees) |
 | server memory per queued job | table above (RSS growth, so it includes Raft log cache and allocator slack) |
 | Raft commit floor | BenchmarkRaftSubmit1 (one proposal at a time, fsync per commit) vs BenchmarkRaftSubmit64 (group commit) |
 | provisioning dispatcher | BenchmarkProvisionDispatch: start + result of queued operations through the FSM |

@@ -315,6 +315,53 @@ GODEBUG=inittrace=1 and perf stat on a bare ` + "`strata --version`" + `.
   forks the jobs itself (no process start per job; it must survive agent
   restarts as the shepherds do). With the spool and tmpdir on a file
   system that has a journal, the inode scan above does not happen.
+  Agents and server (the job path's messages): per job the agents used to
+  receive 1.8-1.95 work answers and send 1.25-1.4 event requests, and the
+  server committed 2.5 Raft entries (1 of them qrls's release), counted
+  from ` + "`" + `strata_api_requests_total` + "`" + ` over 500 jobs. Every change to a job
+  moved its host's work index, so the agent's own started, usage and
+  ended reports each woke its long poll; the index now moves only for
+  what the agent acts on (a run to start or changed before it started, a
+  kill, a signal, a state or substate change, a run taken away other than
+  by its own ended report: raftstore/workview.go), and an ended run's
+  record goes at the next answer, usually the next run placed there. The
+  agent looks for a job's pid 30 ms after the launch (or at its end) and
+  holds a lone started report up to 30 ms for company, so a short job's
+  started and ended reports go in one request and one Raft entry (the
+  begin mail still goes out when both commit together), and the watcher
+  wakes only for job.pid and result.json. Now 0.9 work answers, 1.05 event
+  requests and 2.26 Raft entries per job; scheduling cycles stay at 0.25-0.3
+  per job (one per 3-4 jobs: scheduler_min_interval coalesces the
+  triggers, and a cycle over a few hundred queued jobs costs about 0.1 ms
+  of the server per job). The messages alone (before the one-processor
+  change below), 500 jobs by hand on the shared machine (load average 8
+  to 22), main and this branch alternately: server 2.2-2.6 -> 1.9-2.2 ms
+  of CPU per job; in a perf profile of one pair (samples of the server and
+  agent processes only) server 2.86 -> 2.09 ms and all agents 3.74 -> 2.13
+  ms, while the agents' /proc figures moved less clearly under that load. What the server spends a job on now: applying
+  entries in the FSM 13 % (four job writes per job: release, run, started,
+  history) and writing them to the Raft log 12 %, HTTP and TLS 19 %,
+  garbage collection 11 %, Go's sysmon thread 10 %, the bench's own poll of
+  the whole job list every 50 ms 8 % (0.2-0.3 ms per job; Slurm's script
+  polls squeue for ids every 250 ms), the scheduling cycles 6 % and the
+  releases 4.5 %. Next steps: one Raft entry for a whole qrls (1,000
+  releases are 1,000 requests and entries) and event reports of several
+  agents in one entry. The agents: a third of their CPU is the Go
+  runtime's sysmon thread, which polls every 20 µs while any goroutine is
+  in a system call (fork and exec of the shepherd, file creation) and backs
+  off only after a millisecond, so it follows the number and length of the
+  agent's busy spells per job; then the launch (13 %), the scheduler of
+  goroutines (12 %), the watcher's reads (7 %) and removing the run's
+  record (5.5 %). The goroutine scheduler's share came from a second
+  processor: each goroutine woken also woke an idle processor that spun
+  looking for work; ` + "`" + `strata mom` + "`" + ` now runs on one (mom.OneProc; GOMAXPROCS
+  in its environment overrides it). ` + "`" + `strata bench --figures b --runs 1
+  --e2e-jobs 500` + "`" + `, main (with the static shepherd) and this change
+  alternately, four pairs, load average 2.5-10, medians: server 1.90 ->
+  1.64 ms, all agents 3.12 -> 2.73 ms, machine 12.6 -> 11.9 ms of CPU per
+  job, 154 -> 164 jobs/s (ranges: server 1.78-2.10 -> 1.58-1.90, agents
+  2.88-3.78 -> 2.34-3.04, 140-162 -> 147-173 jobs/s). The one processor
+  alone, four pairs by hand: agents 3.3-5.0 -> 2.1-3.7 ms.
 * **a1, a8 (qsub processes)**: a qsub is one process start plus one round
   trip (the submission commits through Raft with fsync). It used to be two
   round trips, the first asking for default_qsub_arguments through a query
@@ -348,11 +395,33 @@ GODEBUG=inittrace=1 and perf stat on a bare ` + "`strata --version`" + `.
   connection per process; about a quarter is the Go scheduler waking
   threads for those hand-offs while the server idles between requests,
   7 % rewriting server_logs/.written for every batch by open, truncate,
-  write and close). strata bench --figures a1,a8 --a-jobs 500, main's
+  write and close; it is now kept open and rewritten in place by one
+  pwrite). strata bench --figures a1,a8 --a-jobs 500, main's
   binary and this one alternately in one window at load 5-8: a1 119-142
-  jobs/s on main, 190-245 now; a8 163-172 on main, 337-420 now.
-* **c (submit-to-start)**: two process starts (qsub, the shepherd) and three
-  Raft commits with fsync (submission, plan, started) plus the agent's
-  long-poll wake-up. On an idle machine it is about 45 ms; on a loaded one it
-  follows the CPU contention of those process starts.
+  jobs/s on main, 190-245 now; a8 163-172 on main, 337-420 now. The
+  sbatch figures of the peer vary from run to run far more than ours
+  (a1 77 jobs/s in its RESULTS.md, 82.8 in the run of 2026-11-26, 167.9
+  in the run of 2026-11-27 on the same machine), so the ratio is only
+  meaningful within one run.
+* **c (submit-to-start)**: two process starts (qsub, the shepherd) and two
+  Raft commits with fsync (submission, plan; the started report is not on
+  the path: the job runs before it is sent) plus the agent's long-poll
+  wake-up. Traced with microsecond log lines on the shared machine (load
+  average 9, static shepherd): from the submission's commit to the
+  shepherd's exec takes 2-4 ms: the scheduler starts a cycle within 0.2 ms
+  (there is no debounce when idle: scheduler_min_interval only spaces
+  consecutive cycles), plans and commits in 0.7-1.5 ms, the agent's long
+  poll answers 0.2-1.4 ms later and its launch (spool record, fork and
+  exec) takes 0.7-2.2 ms. The agent has usually started the shepherd
+  before the qsub process has exited (qsub returns 3-5 ms after its
+  submission commits); the shepherd's exec to ` + "`" + `date` + "`" + ` in the job is 12-18
+  ms. Figure c follows the two process starts and the CPU contention, not
+  a wait. ` + "`" + `strata bench --figures c` + "`" + ` alternately on main (with the static
+  shepherd) and this change, load average 7-10: 40.5, 36.3, 45.5 ms
+  against 31.2, 31.8, 32.7 ms (qsub alone 8.2-9.8 ms in both). The traced
+  path to the exec is unchanged; what left the shepherd's window is the
+  work the started report used to set off while the shepherd and the job
+  start: a Raft entry with fsync, a scheduling cycle and a work answer to
+  the agent, all on the same two cores (now the report waits for the job's
+  end or 30 ms, and moves no work index).
 `

@@ -192,3 +192,24 @@ func rebuildStateGroups(txn *memdb.Txn) error {
 	}
 	return nil
 }
+
+// EachUnfinishedJob calls fn for every job row that is not history (not
+// F, X or M), group by group in no particular order. The counts every
+// qstat and pbsnodes reply carries (state_count) come from it: walking
+// the state groups skips the finished jobs, which with job history kept
+// can outnumber the live ones many times.
+func (s *StateSnapshot) EachUnfinishedJob(fn func(*model.Job)) {
+	it, err := s.txn.Get(tableJobStates, "id")
+	if err != nil {
+		return
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		g := raw.(*stateGroup)
+		if len(g.Jobs) == 0 || g.Jobs[0].IsFinished() {
+			continue // a group holds jobs of one state
+		}
+		for _, j := range g.Jobs {
+			fn(j)
+		}
+	}
+}

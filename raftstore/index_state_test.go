@@ -49,6 +49,16 @@ func TestJobsInStateGroups(t *testing.T) {
 		if got := s.JobsInStateUnordered(model.StateQueued); len(got) != 70 {
 			t.Fatalf("%s: %d queued unordered", what, len(got))
 		}
+		var unfinished, rows int
+		s.EachUnfinishedJob(func(*model.Job) { unfinished++ })
+		for _, j := range s.JobRows() {
+			if !j.IsFinished() {
+				rows++
+			}
+		}
+		if unfinished != rows || unfinished != 199 {
+			t.Fatalf("%s: %d unfinished jobs from the groups, %d rows not finished, want 199", what, unfinished, rows)
+		}
 		for _, j := range s.JobsInState(model.StateQueued) {
 			if s.Job(j.ID) != j {
 				t.Fatalf("%s: the group's %s is not the stored row", what, j.ID)

@@ -291,15 +291,13 @@ func (s *Server) serverInfo(snap *raftstore.StateSnapshot) api.ServerInfo {
 		perQueue[name] = len(info.Queues)
 		info.Queues = append(info.Queues, api.QueueInfo{Name: q.Name, Type: q.Type, Priority: q.Priority, Enabled: q.Enabled, Started: q.Started, StateCount: map[string]int{}})
 	}
-	for _, j := range snap.JobRows() {
-		if !j.IsFinished() {
-			info.TotalJobs++
-			info.StateCount[j.State]++
-			if i, ok := perQueue[j.Queue]; ok {
-				info.Queues[i].TotalJobs++
-				info.Queues[i].StateCount[j.State]++
-			}
+	snap.EachUnfinishedJob(func(j *model.Job) {
+		info.TotalJobs++
+		info.StateCount[j.State]++
+		if i, ok := perQueue[j.Queue]; ok {
+			info.Queues[i].TotalJobs++
+			info.Queues[i].StateCount[j.State]++
 		}
-	}
+	})
 	return info
 }

@@ -218,8 +218,10 @@ func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request, id *Identity
 			}
 		}
 	}
-	return &jobsReply{snap: snap, server: s.serverInfo(snap), parts: parts,
-		annotate: s.fairshareAnnotator(snap, &cfg)}, nil // fairshare.go
+	reply := &jobsReply{snap: snap, server: s.serverInfo(snap), parts: parts,
+		annotate: s.fairshareAnnotator(snap, &cfg)} // fairshare.go
+	reply.summary = r.URL.Query().Get("view") == api.JobsViewSummary // qstat's tables
+	return reply, nil
 }
 
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {

@@ -50,6 +50,9 @@ type jobsReply struct {
 	// annotate, when set, completes each job's status before it is
 	// encoded (the fairshare position of queued jobs).
 	annotate func(*api.JobStatus)
+	// summary sends api.JobSummary for each job (qstat's tables, GET
+	// /jobs?view=summary) instead of the full status.
+	summary bool
 }
 
 // each calls fn with every job of the reply, in order.
@@ -81,11 +84,7 @@ func (r *jobsReply) writeJSON(w io.Writer) error {
 	bw.WriteString(`,"jobs":[`)
 	first := true
 	err = r.each(func(j *model.Job) error {
-		st := api.NewJobStatus(j)
-		if r.annotate != nil {
-			r.annotate(st)
-		}
-		b, err := json.Marshal(st)
+		b, err := r.encodeJob(j)
 		if err != nil {
 			return fmt.Errorf("encode job %s: %w", j.ID, err)
 		}
@@ -101,6 +100,19 @@ func (r *jobsReply) writeJSON(w io.Writer) error {
 	}
 	bw.WriteString("]}\n")
 	return bw.Flush()
+}
+
+// encodeJob is one job's entry of the reply: its full status, or its
+// summary for the tables (which have no fairshare column).
+func (r *jobsReply) encodeJob(j *model.Job) ([]byte, error) {
+	if r.summary {
+		return json.Marshal(api.NewJobSummary(j))
+	}
+	st := api.NewJobStatus(j)
+	if r.annotate != nil {
+		r.annotate(st)
+	}
+	return json.Marshal(st)
 }
 
 // eachSubjob calls fn with the subjobs of parent p with indices in [from,

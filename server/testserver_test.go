@@ -125,6 +125,8 @@ type rawResp struct {
 	Status int    `json:"status"`
 	Code   int    `json:"code"`
 	Msg    string `json:"message"`
+	// Body is a successful answer's body.
+	Body string `json:"body,omitempty"`
 }
 
 func (u *asUser) do(t *testing.T, r rawReq) rawResp {
@@ -167,6 +169,8 @@ func sendRaw(hc *http.Client, base string, r rawReq, bearer string) rawResp {
 	if resp.StatusCode/100 != 2 {
 		json.Unmarshal(data, &out)
 		out.Status = resp.StatusCode
+	} else {
+		out.Body = string(data)
 	}
 	return out
 }

@@ -19,6 +19,9 @@ func queryJobs(ctx context.Context, s *session, ids []string, o qstatOpts) (*api
 			ranges = true
 		}
 	}
+	if resp, ok, err := queryTable(ctx, s, ids, o, o.subjobs || ranges); ok { // qstat_summary.go
+		return resp, err
+	}
 	if !o.subjobs && !ranges {
 		return s.client.Jobs(ctx, ids, o.history)
 	}

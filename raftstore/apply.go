@@ -69,6 +69,8 @@ func (w *writer) apply(cmd Command) any {
 		return w.holdJobs(c)
 	case *ReleaseJobs:
 		return w.releaseJobs(c)
+	case *DeleteJobs:
+		return w.deleteJobs(c)
 	case *AlterJob:
 		return w.alterJob(c)
 	case *SignalJob:

@@ -49,6 +49,7 @@ const (
 	// Command level 6: many qhold/qrls ids in one entry (commands_batch.go).
 	HoldJobsType
 	ReleaseJobsType
+	DeleteJobsType
 )
 
 func (t MessageType) String() string {
@@ -113,6 +114,8 @@ func (t MessageType) String() string {
 		return "HoldJobs"
 	case ReleaseJobsType:
 		return "ReleaseJobs"
+	case DeleteJobsType:
+		return "DeleteJobs"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -306,6 +309,8 @@ func decodeAt(data []byte, level int) (Command, error) {
 		c = &HoldJobs{}
 	case ReleaseJobsType:
 		c = &ReleaseJobs{}
+	case DeleteJobsType:
+		c = &DeleteJobs{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

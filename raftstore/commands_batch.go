@@ -2,16 +2,17 @@ package raftstore
 
 import "github.com/strata-hpc/strata/model"
 
-// Batched job operations: a qhold or qrls of many ids (qrls $(qselect ...))
+// Batched job operations: a qhold, qrls or qdel of many ids
+// (qrls $(qselect ...))
 // commits as one entry instead of one per id, so 1,000 ids cost one Raft
 // round trip and one fsync. Each element is the existing per-job command,
 // applied one after another with the same rules and the same per-job
 // result as if it had its own entry; a refused job changes nothing and does
 // not stop the others (the per-job handlers check before they write).
 
-// LevelBatchOps is the command level of HoldJobs and ReleaseJobs: the
-// server proposes them only when every voter supports it, and otherwise
-// proposes one HoldJob or ReleaseJob per id.
+// LevelBatchOps is the command level of HoldJobs, ReleaseJobs and
+// DeleteJobs: the server proposes them only when every voter supports it,
+// and otherwise proposes one HoldJob, ReleaseJob or DeleteJob per id.
 const LevelBatchOps = 6
 
 // MaxBatchJobs bounds the jobs of one batched entry, so that a single
@@ -29,8 +30,14 @@ type ReleaseJobs struct {
 	Jobs []ReleaseJob `json:"jobs"`
 }
 
+// DeleteJobs is many DeleteJob commands in one entry.
+type DeleteJobs struct {
+	Jobs []DeleteJob `json:"jobs"`
+}
+
 func (HoldJobs) Type() MessageType    { return HoldJobsType }
 func (ReleaseJobs) Type() MessageType { return ReleaseJobsType }
+func (DeleteJobs) Type() MessageType  { return DeleteJobsType }
 
 // BatchResults is the result of a batched entry: one error (nil when the
 // job changed) per element, in order.
@@ -58,6 +65,17 @@ func (w *writer) releaseJobs(c *ReleaseJobs) any {
 	out := make(BatchResults, len(c.Jobs))
 	for i := range c.Jobs {
 		out[i] = asError(w.releaseJob(&c.Jobs[i]))
+	}
+	return out
+}
+
+func (w *writer) deleteJobs(c *DeleteJobs) any {
+	if len(c.Jobs) > MaxBatchJobs {
+		return errTooManyJobs(len(c.Jobs))
+	}
+	out := make(BatchResults, len(c.Jobs))
+	for i := range c.Jobs {
+		out[i] = asError(w.deleteJob(&c.Jobs[i]))
 	}
 	return out
 }

@@ -92,3 +92,40 @@ func TestBatchedEntryBoundsAndLevel(t *testing.T) {
 		t.Fatal("a level-5 server decoded HoldJobs")
 	}
 }
+
+// A batched qdel: a queued job, an unknown id, a running job (kill
+// requested), the same queued job again (now finished) and a purge of it,
+// each with its own DeleteJob's result, in order, in one entry.
+func TestDeleteJobsInOneEntry(t *testing.T) {
+	var log [][]byte
+	h := newHarness(t)
+	h.record = &log
+	registerNode(h, "node1", "4")
+	q := h.apply(&SubmitJob{Job: testJob("q"), Now: 100}).(string)
+	r := runJob(h, "r")
+	del := func(id string, purge bool) DeleteJob {
+		return DeleteJob{JobID: id, Requestor: "alice@h", Purge: purge, Now: 300}
+	}
+	res := h.apply(&DeleteJobs{Jobs: []DeleteJob{del(q, false), del("99.svr", false), del(r, false), del(q, false), del(q, true)}})
+	got, ok := res.(BatchResults)
+	if !ok || len(got) != 5 {
+		t.Fatalf("result %T %v", res, res)
+	}
+	if got[0] != nil || pbsCode(got[1]) != model.PBSEUnknownJobID || got[2] != nil ||
+		pbsCode(got[3]) != model.PBSEHistJobID || got[4] != nil {
+		t.Fatalf("results %v", got)
+	}
+	if h.snap().Job(q) != nil {
+		t.Fatal("the purge in the batch left the history")
+	}
+	if j := h.snap().Job(r); !j.KillRequested() {
+		t.Fatal("running job not asked to end")
+	}
+	rp := newHarness(t)
+	for i, data := range log {
+		rp.fsm.Apply(&raft.Log{Index: uint64(i + 2), Type: raft.LogCommand, Data: data})
+	}
+	if dump(t, rp.snap()) != dump(t, h.snap()) {
+		t.Fatal("replaying the batched qdel diverged")
+	}
+}

@@ -23,8 +23,8 @@ import (
 // (LevelPreempt). Level 5 adds what reservations decide inside the FSM
 // from existing commands (degradation, resv-exclusive flags) and the new
 // pbs_rsub forms (maintenance, qmove, --job, delete_idle_time,
-// create_resv_from_job): LevelResv. Level 6 adds HoldJobs and ReleaseJobs
-// (many qhold/qrls ids in one entry): LevelBatchOps.
+// create_resv_from_job): LevelResv. Level 6 adds HoldJobs, ReleaseJobs and
+// DeleteJobs (many qhold/qrls/qdel ids in one entry): LevelBatchOps.
 
 // commandLevel is this binary's level. It is a variable only so that a
 // build can stand for an earlier release (the rolling-upgrade test):
@@ -53,7 +53,7 @@ func (t MessageType) Level() int {
 		return 2
 	case FairshareType, AlterResvType:
 		return 3
-	case HoldJobsType, ReleaseJobsType:
+	case HoldJobsType, ReleaseJobsType, DeleteJobsType:
 		return LevelBatchOps
 	}
 	return 1

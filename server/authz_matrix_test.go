@@ -72,6 +72,7 @@ func matrixRows() []matrixRow {
 		// naming root's job (TestBatchReleaseOnlyTheCallersJobs attacks it).
 		{"POST /v1/batch/hold", "/v1/batch/hold", `{"holds":"u","ids":["{job}"]}`, skip, allow, allow, deny},
 		{"POST /v1/batch/release", "/v1/batch/release", `{"holds":"u","ids":["{job}"]}`, skip, allow, allow, deny},
+		{"POST /v1/batch/delete", "/v1/batch/delete", `{"ids":["{job}"]}`, skip, allow, allow, deny},
 		{"POST /v1/jobs/{id}/alter", job + "/alter", `{"name":"renamed"}`, deny, allow, allow, deny},
 		{"POST /v1/jobs/{id}/signal", job + "/signal", `{"signal":"SIGTERM"}`, deny, allow, allow, deny},
 		{"POST /v1/jobs/{id}/move", job + "/move", `{"queue":"workq"}`, deny, allow, allow, deny},

@@ -14,9 +14,9 @@ import (
 )
 
 // The attack: nobody submits two held jobs and releases them in one batch
-// together with root's held jobs and an unknown id. Only nobody's jobs
-// change; root's get "Unauthorized Request", the unknown one "Unknown Job
-// Id", each in its place.
+// together with root's held jobs and an unknown id, then deletes the same
+// ids in one batch. Only nobody's jobs change; root's get "Unauthorized
+// Request", the unknown one "Unknown Job Id", each in its place.
 func TestBatchReleaseOnlyTheCallersJobs(t *testing.T) {
 	ts := startTestServer(t, nil)
 	ctx := context.Background()
@@ -42,25 +42,32 @@ func TestBatchReleaseOnlyTheCallersJobs(t *testing.T) {
 		t.Fatalf("results %v, want %v", got.Codes, want)
 	}
 	for i := range want {
-		if got.Codes[i] != want[i] {
-			t.Fatalf("result %d: code %d (%s), want %d", i, got.Codes[i], got.Msgs[i], want[i])
+		if got.Codes[i] != want[i] || got.DelCodes[i] != want[i] {
+			t.Fatalf("result %d: qrls code %d (%s), qdel code %d, want %d", i, got.Codes[i], got.Msgs[i], got.DelCodes[i], want[i])
 		}
 	}
 	if !strings.HasPrefix(got.Msgs[1], "Unauthorized Request") {
 		t.Fatalf("refusal message %q", got.Msgs[1])
 	}
-	resp, err := ts.root.Jobs(ctx, append(append([]string{}, rootJobs...), got.Own...), false)
+	resp, err := ts.root.Jobs(ctx, append(append([]string{}, rootJobs...), got.Own...), true)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(resp.Jobs) != len(rootJobs)+len(got.Own) {
+		t.Fatalf("%d jobs listed, want %d", len(resp.Jobs), len(rootJobs)+len(got.Own))
+	}
+	held := 0
 	for _, j := range resp.Jobs {
-		own := j.ID == got.Own[0] || j.ID == got.Own[1]
-		if own && j.State == "H" {
-			t.Errorf("nobody's job %s still held", j.ID)
+		if j.ID == got.Own[0] || j.ID == got.Own[1] {
+			if j.State != "F" {
+				t.Errorf("nobody's job %s in state %s after the batched qdel", j.ID, j.State)
+			}
+		} else if j.State == "H" {
+			held++
 		}
-		if !own && j.State != "H" {
-			t.Errorf("root's job %s left hold (%s) in nobody's batch", j.ID, j.State)
-		}
+	}
+	if held != len(rootJobs) {
+		t.Errorf("%d of root's %d jobs still held after nobody's batches", held, len(rootJobs))
 	}
 
 	// A request above the bound is refused whole.
@@ -78,6 +85,8 @@ type batchHelperOut struct {
 	Own   []string `json:"own"`
 	Codes []int    `json:"codes"`
 	Msgs  []string `json:"msgs"`
+	// DelCodes are the results of the batched qdel of the same ids.
+	DelCodes []int `json:"del_codes"`
 }
 
 // batchReleaseHelper runs as nobody: it submits two held jobs and releases
@@ -109,6 +118,17 @@ func batchReleaseHelper(socket string) {
 		}
 		out.Codes = append(out.Codes, code)
 		out.Msgs = append(out.Msgs, msg)
+	}
+	if errs, err = c.DeleteMany(ctx, ids, api.DeleteRequest{}); err != nil {
+		fmt.Fprintln(os.Stderr, "delete:", err)
+		os.Exit(1)
+	}
+	for _, e := range errs {
+		code := 0
+		if pe, ok := model.AsPBSError(e); ok {
+			code = pe.Code
+		}
+		out.DelCodes = append(out.DelCodes, code)
 	}
 	b, _ := json.Marshal(out)
 	fmt.Println(string(b))

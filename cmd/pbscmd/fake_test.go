@@ -50,12 +50,15 @@ func (f *fakeServer) Release(_ context.Context, id string, r api.HoldRequest) er
 	return f.op("release", id, r.Holds)
 }
 
-// HoldMany and ReleaseMany answer like an old server without the batched
+// HoldMany, ReleaseMany and DeleteMany answer like an old server without the batched
 // routes, so these tests see the per-id requests.
 func (f *fakeServer) HoldMany(context.Context, []string, string) ([]error, error) {
 	return nil, api.ErrNoBatch
 }
 func (f *fakeServer) ReleaseMany(context.Context, []string, string) ([]error, error) {
+	return nil, api.ErrNoBatch
+}
+func (f *fakeServer) DeleteMany(context.Context, []string, api.DeleteRequest) ([]error, error) {
 	return nil, api.ErrNoBatch
 }
 func (f *fakeServer) Alter(_ context.Context, id string, r *api.AlterRequest) error {

@@ -11,12 +11,12 @@ import (
 // success) per id; the second value is a failure of the request itself.
 type batchOp func(s *session, ids []string) ([]error, error)
 
-// forEachJobBatch is forEachJobParallel for qhold and qrls: with many
+// forEachJobBatch is forEachJob for qhold, qrls and qdel: with many
 // operands the ids go to the server in a few requests (api.BatchChunk
 // each), which commits each request's jobs in one Raft entry. Messages,
 // their order and the exit status are forEachJob's. A server without the
-// batched route gets one request per id, as before.
-func forEachJobBatch(ctx context.Context, env *Env, cmd string, operands []string, batch batchOp, op func(s *session, id string) error) int {
+// batched route gets one request per id as before, workers at a time.
+func forEachJobBatch(ctx context.Context, env *Env, cmd string, operands []string, workers int, batch batchOp, op func(s *session, id string) error) int {
 	if len(operands) < parallelOps {
 		return forEachJob(ctx, env, cmd, operands, op)
 	}
@@ -34,7 +34,7 @@ func forEachJobBatch(ctx context.Context, env *Env, cmd string, operands []strin
 	if len(ids) > 0 {
 		results, err := batch(s, ids)
 		if errors.Is(err, api.ErrNoBatch) {
-			return forEachJobParallel(ctx, env, cmd, operands, op)
+			return forEachJobN(ctx, env, cmd, operands, workers, op)
 		}
 		for k, i := range slots {
 			if k < len(results) {

@@ -53,7 +53,7 @@ func holdCommand(ctx context.Context, env *Env, cmd, usage string, args []string
 	if err != nil {
 		return reportUsage(env, cmd, usage, err)
 	}
-	return forEachJobBatch(ctx, env, cmd, operands, func(s *session, ids []string) ([]error, error) {
+	return forEachJobBatch(ctx, env, cmd, operands, parallelOps, func(s *session, ids []string) ([]error, error) {
 		return many(s, ids, holds)
 	}, func(s *session, id string) error {
 		return op(s, id, api.HoldRequest{Holds: holds})

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestBatchedHoldRelease drives qrls and qhold with many ids (sent in
+// TestBatchedHoldRelease drives qrls, qhold and qdel with many ids (sent in
 // batched requests, committed in one Raft entry each), mixed with unknown
 // ids and, as nobody, with root's jobs: the messages, their order and the
 // exit status are those of one request per id, and only nobody's jobs
@@ -83,5 +83,40 @@ func TestBatchedHoldRelease(t *testing.T) {
 	c.must("qrls", all[1:]...)
 	if s := states(all[1:]); s != strings.Repeat("Q", len(all)-1) {
 		t.Errorf("after root's qrls: %s", s)
+	}
+
+	// qdel: nobody deletes its own jobs among root's; then root the rest,
+	// with an unknown id and one of nobody's (now finished) in between.
+	one = c.runAs(nobody, "", "qdel", roots[0])
+	if !strings.HasPrefix(one.stderr, "qdel: Unauthorized Request") {
+		t.Fatalf("nobody's qdel of root's job: exit %d %q", one.code, one.stderr)
+	}
+	args = args[:0]
+	want.Reset()
+	for i := range mine {
+		args = append(args, roots[i], mine[i])
+		want.WriteString(strings.Replace(one.stderr, roots[0], roots[i], 1))
+	}
+	if r := c.runAs(nobody, "", "qdel", args...); r.code != one.code || r.stderr != want.String() {
+		t.Fatalf("nobody's qdel of %d ids: exit %d\n%s\nwant exit %d\n%s", len(args), r.code, r.stderr, one.code, want.String())
+	}
+	if s := states(mine); s != strings.Repeat("F", len(mine)) {
+		t.Errorf("nobody's jobs after its qdel: %s", s)
+	}
+	if s := states(roots); s != strings.Repeat("Q", len(roots)) {
+		t.Errorf("root's jobs after nobody's qdel: %s", s)
+	}
+	hist := c.run("qdel", mine[0])
+	if hist.code == 0 || hist.stderr == "" {
+		t.Fatalf("qdel of a finished job: exit %d %q", hist.code, hist.stderr)
+	}
+	args = append(append([]string{}, roots[:10]...), "999996", mine[0])
+	args = append(args, roots[10:]...)
+	wantErr := "qdel: Unknown Job Id 999996.e2e\n" + hist.stderr
+	if r := c.run("qdel", args...); r.code != hist.code || r.stderr != wantErr {
+		t.Fatalf("root's qdel of %d ids: exit %d %q, want exit %d %q", len(args), r.code, r.stderr, hist.code, wantErr)
+	}
+	if s := states(roots); s != strings.Repeat("F", len(roots)) {
+		t.Errorf("root's jobs after its qdel: %s", s)
 	}
 }

@@ -47,35 +47,21 @@ func errTooManyJobs(n int) error {
 	return model.Errorf(model.PBSEInvalidRequest, " (%d jobs in one entry, at most %d)", n, MaxBatchJobs)
 }
 
-func (w *writer) holdJobs(c *HoldJobs) any {
-	if len(c.Jobs) > MaxBatchJobs {
-		return errTooManyJobs(len(c.Jobs))
-	}
-	out := make(BatchResults, len(c.Jobs))
-	for i := range c.Jobs {
-		out[i] = asError(w.holdJob(&c.Jobs[i]))
-	}
-	return out
-}
+func (w *writer) holdJobs(c *HoldJobs) any { return eachJob(c.Jobs, w.holdJob) }
 
-func (w *writer) releaseJobs(c *ReleaseJobs) any {
-	if len(c.Jobs) > MaxBatchJobs {
-		return errTooManyJobs(len(c.Jobs))
-	}
-	out := make(BatchResults, len(c.Jobs))
-	for i := range c.Jobs {
-		out[i] = asError(w.releaseJob(&c.Jobs[i]))
-	}
-	return out
-}
+func (w *writer) releaseJobs(c *ReleaseJobs) any { return eachJob(c.Jobs, w.releaseJob) }
 
-func (w *writer) deleteJobs(c *DeleteJobs) any {
-	if len(c.Jobs) > MaxBatchJobs {
-		return errTooManyJobs(len(c.Jobs))
+func (w *writer) deleteJobs(c *DeleteJobs) any { return eachJob(c.Jobs, w.deleteJob) }
+
+// eachJob applies the per-job commands of a batched entry in order and
+// collects their results.
+func eachJob[C any](jobs []C, apply func(*C) any) any {
+	if len(jobs) > MaxBatchJobs {
+		return errTooManyJobs(len(jobs))
 	}
-	out := make(BatchResults, len(c.Jobs))
-	for i := range c.Jobs {
-		out[i] = asError(w.deleteJob(&c.Jobs[i]))
+	out := make(BatchResults, len(jobs))
+	for i := range jobs {
+		out[i] = asError(apply(&jobs[i]))
 	}
 	return out
 }

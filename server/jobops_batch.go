@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/strata-hpc/strata/model"
@@ -33,8 +34,16 @@ func (s *Server) handleBatchRelease(w http.ResponseWriter, r *http.Request, id *
 
 // decodeBatch reads a batched request and bounds its ids.
 func decodeBatch(r *http.Request, req any, ids func() []string) error {
+	tooLarge := model.Errorf(model.PBSEInvalidRequest, " (a batched request has at most %d bytes)", maxBatchBody)
+	if r.ContentLength > maxBatchBody {
+		return tooLarge
+	}
 	r.Body = http.MaxBytesReader(nil, r.Body, maxBatchBody)
 	if err := decodeBody(r, req); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return tooLarge
+		}
 		return err
 	}
 	if n := len(ids()); n == 0 || n > api.MaxBatchIDs {
@@ -54,9 +63,9 @@ func (s *Server) batchHoldOrRelease(r *http.Request, id *Identity, hold bool) (a
 	var jobIDs []string
 	var slots []int // index in req.IDs of each of jobIDs
 	for i, raw := range req.IDs {
-		errs[i] = s.checkHoldOrRelease(snap, &cfg, id, raw, req.Holds, hold)
+		var j *model.Job
+		j, errs[i] = checkHoldOrRelease(snap, &cfg, id, raw, req.Holds, hold)
 		if errs[i] == nil && (hold || req.Holds != "n") {
-			j := lookupJob(snap, raw)
 			jobIDs = append(jobIDs, j.ID)
 			slots = append(slots, i)
 		}
@@ -108,19 +117,20 @@ func batchReply(errs []error) api.BatchReply {
 	return reply
 }
 
-// checkHoldOrRelease runs holdOrRelease's checks on one id, in its order.
-// "qrls -h n" passes and releases nothing.
-func (s *Server) checkHoldOrRelease(snap *raftstore.StateSnapshot, cfg *model.ServerConfig, id *Identity, raw, holds string, hold bool) error {
+// checkHoldOrRelease runs holdOrRelease's checks on one id, in its order,
+// and returns the job. "qrls -h n" passes and releases nothing.
+func checkHoldOrRelease(snap *raftstore.StateSnapshot, cfg *model.ServerConfig, id *Identity, raw, holds string, hold bool) (*model.Job, error) {
 	if err := refuseSubjob(raw); err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := checkTarget(snap, cfg, id, raw); err != nil {
-		return err
+	j, err := checkTarget(snap, cfg, id, raw)
+	if err != nil {
+		return nil, err
 	}
 	if holds == "n" && !hold {
-		return nil
+		return j, nil
 	}
-	return checkHoldTypes(holds, id, cfg)
+	return j, checkHoldTypes(holds, id, cfg)
 }
 
 // applyHoldOrRelease commits the changes and returns one error per job.

@@ -79,6 +79,12 @@ func TestBatchReleaseOnlyTheCallersJobs(t *testing.T) {
 	if pe, ok := model.AsPBSError(err); !ok || pe.Code != model.PBSEInvalidRequest {
 		t.Fatalf("%d ids in one request: %v", len(many), err)
 	}
+	// So is one above the byte bound, whatever its ids.
+	big := []string{strings.Repeat("9", 300<<10)}
+	err = ts.root.Do(ctx, "POST", "/batch/delete", nil, api.BatchDeleteRequest{IDs: big}, nil)
+	if pe, ok := model.AsPBSError(err); !ok || pe.Code != model.PBSEInvalidRequest {
+		t.Fatalf("a 300 KiB request: %v", err)
+	}
 }
 
 type batchHelperOut struct {

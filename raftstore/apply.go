@@ -65,6 +65,12 @@ func (w *writer) apply(cmd Command) any {
 		return w.holdJob(c)
 	case *ReleaseJob:
 		return w.releaseJob(c)
+	case *HoldJobs:
+		return w.holdJobs(c)
+	case *ReleaseJobs:
+		return w.releaseJobs(c)
+	case *DeleteJobs:
+		return w.deleteJobs(c)
 	case *AlterJob:
 		return w.alterJob(c)
 	case *SignalJob:

@@ -46,6 +46,10 @@ const (
 	FairshareType
 	// Command level 3: pbs_ralter (commands_resv.go).
 	AlterResvType
+	// Command level 6: many qhold/qrls ids in one entry (commands_batch.go).
+	HoldJobsType
+	ReleaseJobsType
+	DeleteJobsType
 )
 
 func (t MessageType) String() string {
@@ -106,6 +110,12 @@ func (t MessageType) String() string {
 		return "Fairshare"
 	case AlterResvType:
 		return "AlterResv"
+	case HoldJobsType:
+		return "HoldJobs"
+	case ReleaseJobsType:
+		return "ReleaseJobs"
+	case DeleteJobsType:
+		return "DeleteJobs"
 	}
 	return fmt.Sprintf("MessageType(%d)", uint8(t))
 }
@@ -295,6 +305,12 @@ func decodeAt(data []byte, level int) (Command, error) {
 		c = &Fairshare{}
 	case AlterResvType:
 		c = &AlterResv{}
+	case HoldJobsType:
+		c = &HoldJobs{}
+	case ReleaseJobsType:
+		c = &ReleaseJobs{}
+	case DeleteJobsType:
+		c = &DeleteJobs{}
 	default:
 		return nil, fmt.Errorf("unknown message type %d", data[0])
 	}

@@ -23,7 +23,8 @@ import (
 // (LevelPreempt). Level 5 adds what reservations decide inside the FSM
 // from existing commands (degradation, resv-exclusive flags) and the new
 // pbs_rsub forms (maintenance, qmove, --job, delete_idle_time,
-// create_resv_from_job): LevelResv.
+// create_resv_from_job): LevelResv. Level 6 adds HoldJobs, ReleaseJobs and
+// DeleteJobs (many qhold/qrls/qdel ids in one entry): LevelBatchOps.
 
 // commandLevel is this binary's level. It is a variable only so that a
 // build can stand for an earlier release (the rolling-upgrade test):
@@ -31,10 +32,10 @@ import (
 //	go build -ldflags "-X github.com/strata-hpc/strata/raftstore.commandLevel=1"
 //
 // Nothing assigns it at run time.
-var commandLevel = "5"
+var commandLevel = "6"
 
 // maxLevel is the highest level this source knows.
-const maxLevel = 5
+const maxLevel = 6
 
 // CommandLevel is the highest command level this binary applies.
 func CommandLevel() int {
@@ -52,6 +53,8 @@ func (t MessageType) Level() int {
 		return 2
 	case FairshareType, AlterResvType:
 		return 3
+	case HoldJobsType, ReleaseJobsType, DeleteJobsType:
+		return LevelBatchOps
 	}
 	return 1
 }

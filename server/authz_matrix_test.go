@@ -68,6 +68,11 @@ func matrixRows() []matrixRow {
 		{"GET /v1/nodes", "/v1/nodes", "", allow, allow, allow, deny},
 		{"POST /v1/jobs/{id}/hold", job + "/hold", `{"holds":"u"}`, deny, allow, allow, deny},
 		{"POST /v1/jobs/{id}/release", job + "/release", `{"holds":"u"}`, deny, allow, allow, deny},
+		// Batched qhold/qrls answer 200 with a per-id refusal for a user
+		// naming root's job (TestBatchReleaseOnlyTheCallersJobs attacks it).
+		{"POST /v1/batch/hold", "/v1/batch/hold", `{"holds":"u","ids":["{job}"]}`, skip, allow, allow, deny},
+		{"POST /v1/batch/release", "/v1/batch/release", `{"holds":"u","ids":["{job}"]}`, skip, allow, allow, deny},
+		{"POST /v1/batch/delete", "/v1/batch/delete", `{"ids":["{job}"]}`, skip, allow, allow, deny},
 		{"POST /v1/jobs/{id}/alter", job + "/alter", `{"name":"renamed"}`, deny, allow, allow, deny},
 		{"POST /v1/jobs/{id}/signal", job + "/signal", `{"signal":"SIGTERM"}`, deny, allow, allow, deny},
 		{"POST /v1/jobs/{id}/move", job + "/move", `{"queue":"workq"}`, deny, allow, allow, deny},

@@ -229,31 +229,40 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, id *Identi
 	if err := decodeBody(r, &req); err != nil {
 		return nil, err
 	}
-	jid := r.PathValue("id")
 	snap := s.state()
 	cfg := snap.Config()
-	j := snap.Job(jid)
-	if j == nil {
-		// A subjob without a record or a range: the parent decides.
-		j = parentOf(snap, jid)
-	}
-	if j == nil {
-		return nil, model.Err(model.PBSEUnknownJobID)
-	}
-	if !mayModify(id, j, &cfg) {
-		return nil, model.Err(model.PBSEPerm)
-	}
-	if j.Array != nil {
-		var err error
-		if jid, err = clampRangeID(j, jid); err != nil {
-			return nil, err
-		}
+	j, jid, err := checkDelete(snap, &cfg, id, r.PathValue("id"))
+	if err != nil {
+		return nil, err
 	}
 	if _, err := s.apply(&raftstore.DeleteJob{JobID: jid, Requestor: id.User + "@" + id.Host, Force: req.Force, Purge: req.Purge, Now: s.now().Unix()}); err != nil {
 		return nil, err
 	}
 	s.mailDeletedQueued(j, id.User+"@"+id.Host) // mail_events.go
 	return nil, nil
+}
+
+// checkDelete reads the job a qdel id names (a subjob without a record or
+// a range: its array decides) and checks that the caller may delete it;
+// it returns the job and the id to propose (a range clamped to the array).
+func checkDelete(snap *raftstore.StateSnapshot, cfg *model.ServerConfig, id *Identity, jid string) (*model.Job, string, error) {
+	j := snap.Job(jid)
+	if j == nil {
+		j = parentOf(snap, jid)
+	}
+	if j == nil {
+		return nil, "", model.Err(model.PBSEUnknownJobID)
+	}
+	if !mayModify(id, j, cfg) {
+		return nil, "", model.Err(model.PBSEPerm)
+	}
+	if j.Array != nil {
+		var err error
+		if jid, err = clampRangeID(j, jid); err != nil {
+			return nil, "", err
+		}
+	}
+	return j, jid, nil
 }
 
 func (s *Server) handleNodes(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {

@@ -28,6 +28,7 @@ func (s *Server) jobOpRoutes(mux *http.ServeMux) {
 	mux.Handle("POST "+v+"/jobs/{id}/rerun", s.wrap(s.handleRerun, false))
 	mux.Handle("POST "+v+"/jobs/{id}/run", s.wrap(s.handleRun, false))
 	mux.Handle("POST "+v+"/nodes/mark", s.wrap(s.handleMarkNodes, false))
+	s.batchOpRoutes(mux)
 }
 
 func requestor(id *Identity) string { return id.User + "@" + id.Host }
@@ -37,14 +38,24 @@ func requestor(id *Identity) string { return id.User + "@" + id.Host }
 func (s *Server) targetJob(r *http.Request, id *Identity) (*model.Job, *model.ServerConfig, error) {
 	snap := s.state()
 	cfg := snap.Config()
-	j := lookupJob(snap, r.PathValue("id"))
-	if j == nil {
-		return nil, nil, model.Err(model.PBSEUnknownJobID)
-	}
-	if !mayModify(id, j, &cfg) {
-		return nil, nil, model.Err(model.PBSEPerm)
+	j, err := checkTarget(snap, &cfg, id, r.PathValue("id"))
+	if err != nil {
+		return nil, nil, err
 	}
 	return j, &cfg, nil
+}
+
+// checkTarget reads the job jobID names in snap and checks that the
+// caller may change it (one id of a route or of a batch).
+func checkTarget(snap *raftstore.StateSnapshot, cfg *model.ServerConfig, id *Identity, jobID string) (*model.Job, error) {
+	j := lookupJob(snap, jobID)
+	if j == nil {
+		return nil, model.Err(model.PBSEUnknownJobID)
+	}
+	if !mayModify(id, j, cfg) {
+		return nil, model.Err(model.PBSEPerm)
+	}
+	return j, nil
 }
 
 // operatorTarget decodes an operator-only request about one job and

@@ -202,6 +202,8 @@ func TestServerHelperProcess(t *testing.T) {
 		}
 	case "flood":
 		connFlood(socket)
+	case "batchrelease":
+		batchReleaseHelper(socket)
 	case "qstat":
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

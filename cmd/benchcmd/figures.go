@@ -106,7 +106,7 @@ func endToEndFigures(ctx context.Context, exe string, sz sizes) (*e2eFigures, er
 			return nil, err
 		}
 		f.b = append(f.b, run)
-		say("b %d /bin/true jobs on 8x2 slots: %.1f jobs/s (server %.2f, agents %.2f, shepherds+jobs %.2f, machine %.2f ms CPU/job)", sz.e2eJobs, run.Rate, run.ServerMs, run.AgentMs, run.ShepherdMs, run.MachineMs)
+		say("b %d /bin/true jobs on 8x2 slots: %.1f jobs/s (server %.2f, agents %.2f, shepherds+jobs %.2f, machine %.2f ms CPU/job; qrls returned in %.2f s)", sz.e2eJobs, run.Rate, run.ServerMs, run.AgentMs, run.ShepherdMs, run.MachineMs, run.ReleaseSecs)
 	}
 	if sz.want("c") {
 		if f.c, f.cQsub, err = submitToStart(exe, 8, 2, sz.cSamples); err != nil {
@@ -361,7 +361,15 @@ GODEBUG=inittrace=1 and perf stat on a bare ` + "`strata --version`" + `.
   1.64 ms, all agents 3.12 -> 2.73 ms, machine 12.6 -> 11.9 ms of CPU per
   job, 154 -> 164 jobs/s (ranges: server 1.78-2.10 -> 1.58-1.90, agents
   2.88-3.78 -> 2.34-3.04, 140-162 -> 147-173 jobs/s). The one processor
-  alone, four pairs by hand: agents 3.3-5.0 -> 2.1-3.7 ms.
+  alone, four pairs by hand: agents 3.3-5.0 -> 2.1-3.7 ms. A qrls (or
+  qhold) of many ids now sends them 500 per request and the server commits
+  each request's releases as one Raft entry (ReleaseJobs, command level
+  6), instead of one request and one entry per id with 16 in flight:
+  ` + "`" + `strata bench --figures b --runs 1 --e2e-jobs 1000 --slurm off` + "`" + `, main
+  and this change alternately, four runs each, load average 3-12, medians:
+  qrls of 1,000 ids returned in 2.19 s -> 0.045 s (ranges 1.78-2.70 ->
+  0.03-0.06), server 2.07 -> 1.76 ms of CPU per job (1.76-2.19 ->
+  1.58-1.91), 129 -> 145 jobs/s (115-152 -> 133-149).
 * **a1, a8 (qsub processes)**: a qsub is one process start plus one round
   trip (the submission commits through Raft with fsync). It used to be two
   round trips, the first asking for default_qsub_arguments through a query

@@ -24,6 +24,9 @@ type Server interface {
 	Server(ctx context.Context) (*api.ServerInfo, error)
 	Hold(ctx context.Context, id string, req api.HoldRequest) error
 	Release(ctx context.Context, id string, req api.HoldRequest) error
+	HoldMany(ctx context.Context, ids []string, holds string) ([]error, error)
+	ReleaseMany(ctx context.Context, ids []string, holds string) ([]error, error)
+	DeleteMany(ctx context.Context, ids []string, req api.DeleteRequest) ([]error, error)
 	Alter(ctx context.Context, id string, req *api.AlterRequest) error
 	Signal(ctx context.Context, id string, req api.SignalRequest) error
 	Move(ctx context.Context, id string, req api.MoveRequest) error

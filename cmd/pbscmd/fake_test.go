@@ -49,6 +49,18 @@ func (f *fakeServer) Hold(_ context.Context, id string, r api.HoldRequest) error
 func (f *fakeServer) Release(_ context.Context, id string, r api.HoldRequest) error {
 	return f.op("release", id, r.Holds)
 }
+
+// HoldMany, ReleaseMany and DeleteMany answer like an old server without the batched
+// routes, so these tests see the per-id requests.
+func (f *fakeServer) HoldMany(context.Context, []string, string) ([]error, error) {
+	return nil, api.ErrNoBatch
+}
+func (f *fakeServer) ReleaseMany(context.Context, []string, string) ([]error, error) {
+	return nil, api.ErrNoBatch
+}
+func (f *fakeServer) DeleteMany(context.Context, []string, api.DeleteRequest) ([]error, error) {
+	return nil, api.ErrNoBatch
+}
 func (f *fakeServer) Alter(_ context.Context, id string, r *api.AlterRequest) error {
 	b, _ := json.Marshal(r)
 	return f.op("alter", id, string(b))

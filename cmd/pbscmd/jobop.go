@@ -38,58 +38,28 @@ func forEachJobN(ctx context.Context, env *Env, cmd string, operands []string, w
 	s := newSession(env)
 	// Ids are parsed and expanded in order first (the first short id asks
 	// for the server's name once); then the operations run.
-	type item struct {
-		full string
-		err  error // parse, expansion or operation failure
-		bad  bool  // malformed operand
-	}
-	items := make([]item, len(operands))
+	items := make([]jobItem, len(operands))
 	run := func(i int) {
 		if items[i].bad || items[i].err != nil {
 			return
 		}
 		items[i].err = op(s, items[i].full)
 	}
-	code := 0
-	report := func(i int) (stop bool) {
-		it := items[i]
-		switch {
-		case it.bad:
-			fmt.Fprintf(env.Stderr, "%s: illegally formed job identifier: %s\n", cmd, operands[i])
-			code = 1
-		case it.err == nil:
-		case reportConnect(env.Stderr, cmd, it.err):
-			code = 1
-			return true
-		default:
-			if pe, ok := model.AsPBSError(it.err); ok {
-				fmt.Fprintf(env.Stderr, "%s: %s %s\n", cmd, pe.Msg, it.full)
-				code = pe.ExitCode()
-			} else {
-				fmt.Fprintf(env.Stderr, "%s: %v %s\n", cmd, it.err, it.full)
-				code = 1
-			}
-		}
-		return false
-	}
+	rep := &opReporter{env: env, cmd: cmd}
+	report := func(i int) (stop bool) { return rep.report(operands[i], items[i]) }
 	for i, arg := range operands {
-		id, err := model.ParseJobID(arg)
-		if err != nil || id.Prefix != "" {
-			items[i].bad = true
-		} else {
-			items[i].full, items[i].err = expandJobID(ctx, s, id)
-		}
+		items[i] = parseItem(ctx, s, arg)
 		if workers <= 1 {
 			// One at a time: report as it goes and stop at a connection
 			// failure before touching the next job.
 			run(i)
 			if report(i) {
-				return code
+				return rep.code
 			}
 		}
 	}
 	if workers <= 1 {
-		return code
+		return rep.code
 	}
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -112,7 +82,57 @@ func forEachJobN(ctx context.Context, env *Env, cmd string, operands []string, w
 			break
 		}
 	}
-	return code
+	return rep.code
+}
+
+// jobItem is one job operand of forEachJob and its outcome.
+type jobItem struct {
+	full string
+	err  error // parse, expansion or operation failure
+	bad  bool  // malformed operand
+}
+
+// parseItem parses and expands one job operand.
+func parseItem(ctx context.Context, s *session, arg string) jobItem {
+	var it jobItem
+	id, err := model.ParseJobID(arg)
+	if err != nil || id.Prefix != "" {
+		it.bad = true
+	} else {
+		it.full, it.err = expandJobID(ctx, s, id)
+	}
+	return it
+}
+
+// opReporter prints the outcome of each operand and keeps the exit
+// status: the last failure's.
+type opReporter struct {
+	env  *Env
+	cmd  string
+	code int
+}
+
+// report prints the outcome of one operand; stop says a connection failed and the
+// remaining operands are not reported.
+func (r *opReporter) report(operand string, it jobItem) (stop bool) {
+	switch {
+	case it.bad:
+		fmt.Fprintf(r.env.Stderr, "%s: illegally formed job identifier: %s\n", r.cmd, operand)
+		r.code = 1
+	case it.err == nil:
+	case reportConnect(r.env.Stderr, r.cmd, it.err):
+		r.code = 1
+		return true
+	default:
+		if pe, ok := model.AsPBSError(it.err); ok {
+			fmt.Fprintf(r.env.Stderr, "%s: %s %s\n", r.cmd, pe.Msg, it.full)
+			r.code = pe.ExitCode()
+		} else {
+			fmt.Fprintf(r.env.Stderr, "%s: %v %s\n", r.cmd, it.err, it.full)
+			r.code = 1
+		}
+	}
+	return false
 }
 
 // printVersion handles the lone --version argument every command accepts.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/strata-hpc/strata/model"
 	"github.com/strata-hpc/strata/server/api"
 )
 
@@ -26,39 +25,15 @@ func Qdel(ctx context.Context, env *Env, args []string) int {
 	if err != nil {
 		return reportUsage(env, "qdel", qdelUsage, err)
 	}
-	s := newSession(env)
-	code := 0
-	for _, op := range operands {
-		id, err := model.ParseJobID(op)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "qdel: illegally formed job identifier: %s\n", op)
-			code = 1
-			continue
-		}
-		full, err := expandJobID(ctx, s, id)
-		if err == nil {
-			err = s.client.Delete(ctx, full, req)
-		}
-		if err == nil {
-			continue
-		}
-		if reportConnect(env.Stderr, "qdel", err) {
-			return 1
-		}
-		if pe, ok := model.AsPBSError(err); ok {
-			// "<server text> <id>": texts ending in a space give
-			// OpenPBS's double space.
-			fmt.Fprintf(env.Stderr, "qdel: %s %s\n", pe.Msg, full)
-			code = pe.ExitCode()
-			continue
-		}
-		fmt.Fprintf(env.Stderr, "qdel: %v %s\n", err, full)
-		code = 1
-	}
-	return code
+	// Many ids go in batched requests; a server without them gets one
+	// request per id, in order, as before.
+	return forEachJobBatch(ctx, env, "qdel", operands, 1, func(s *session, ids []string) ([]error, error) {
+		return s.client.DeleteMany(ctx, ids, req)
+	}, func(s *session, id string) error {
+		return s.client.Delete(ctx, id, req)
+	})
 }
 
-// parseQdel parses qdel's options; -W takes force or suppress_email=N.
 func parseQdel(args []string) (api.DeleteRequest, []string, error) {
 	var req api.DeleteRequest
 	var operands []string

@@ -16,6 +16,8 @@ const (
 func Qhold(ctx context.Context, env *Env, args []string) int {
 	return holdCommand(ctx, env, "qhold", qholdUsage, args, func(s *session, id string, h api.HoldRequest) error {
 		return s.client.Hold(ctx, id, h)
+	}, func(s *session, ids []string, holds string) ([]error, error) {
+		return s.client.HoldMany(ctx, ids, holds)
 	})
 }
 
@@ -23,10 +25,12 @@ func Qhold(ctx context.Context, env *Env, args []string) int {
 func Qrls(ctx context.Context, env *Env, args []string) int {
 	return holdCommand(ctx, env, "qrls", qrlsUsage, args, func(s *session, id string, h api.HoldRequest) error {
 		return s.client.Release(ctx, id, h)
+	}, func(s *session, ids []string, holds string) ([]error, error) {
+		return s.client.ReleaseMany(ctx, ids, holds)
 	})
 }
 
-func holdCommand(ctx context.Context, env *Env, cmd, usage string, args []string, op func(*session, string, api.HoldRequest) error) int {
+func holdCommand(ctx context.Context, env *Env, cmd, usage string, args []string, op func(*session, string, api.HoldRequest) error, many func(*session, []string, string) ([]error, error)) int {
 	if printVersion(env, args) {
 		return 0
 	}
@@ -49,7 +53,9 @@ func holdCommand(ctx context.Context, env *Env, cmd, usage string, args []string
 	if err != nil {
 		return reportUsage(env, cmd, usage, err)
 	}
-	return forEachJobParallel(ctx, env, cmd, operands, func(s *session, id string) error {
+	return forEachJobBatch(ctx, env, cmd, operands, parallelOps, func(s *session, ids []string) ([]error, error) {
+		return many(s, ids, holds)
+	}, func(s *session, id string) error {
 		return op(s, id, api.HoldRequest{Holds: holds})
 	})
 }

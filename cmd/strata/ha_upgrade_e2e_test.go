@@ -92,6 +92,23 @@ func TestHARollingUpgrade(t *testing.T) {
 	id2 := viaOld.submit("#!/bin/sh\nexit 0\n") // forwarded by the old server
 	c.waitState(id2, 30*time.Second, "F")
 
+	// A qrls of many ids (batched requests) commits one entry per id while
+	// the old server votes (ReleaseJobs is level 6): it applies them all.
+	var held []string
+	for i := 0; i < 16; i++ {
+		held = append(held, c.submit("#!/bin/sh\nexit 0\n", "-h"))
+	}
+	viaLead.must("qrls", held...)
+	for _, h := range held {
+		c.waitState(h, 30*time.Second, "F")
+	}
+	if r := viaOld.run("qstat", append([]string{"-x"}, held...)...); r.code != 0 || strings.Count(r.stdout, " F ") != len(held) {
+		t.Fatalf("the previous release after a batched qrls: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, old+".log")); strings.Contains(string(b), "ReleaseJobs needs command level") {
+		t.Fatal("the leader proposed ReleaseJobs while a voter is at level 1")
+	}
+
 	// Preemption (level 4) is held back too: the old server would apply
 	// the express job's run without the preemption it needs. The express
 	// job waits; the running job is left alone.

@@ -176,7 +176,11 @@ func (c *Client) doOne(ctx context.Context, base, method, path string, query url
 		if json.Unmarshal(data, &pe) == nil && pe.Code != 0 {
 			return &pe
 		}
-		return &model.PBSError{Code: model.PBSESystem, Msg: fmt.Sprintf("server replied %s: %s", resp.Status, bytes.TrimSpace(data))}
+		pe = model.PBSError{Code: model.PBSESystem, Msg: fmt.Sprintf("server replied %s: %s", resp.Status, bytes.TrimSpace(data))}
+		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
+			return &RouteError{Status: resp.StatusCode, Err: &pe}
+		}
+		return &pe
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {

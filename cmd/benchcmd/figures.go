@@ -344,9 +344,8 @@ GODEBUG=inittrace=1 and perf stat on a bare ` + "`strata --version`" + `.
   garbage collection 11 %, Go's sysmon thread 10 %, the bench's own poll of
   the whole job list every 50 ms 8 % (0.2-0.3 ms per job; Slurm's script
   polls squeue for ids every 250 ms), the scheduling cycles 6 % and the
-  releases 4.5 %. Next steps: one Raft entry for a whole qrls (1,000
-  releases are 1,000 requests and entries) and event reports of several
-  agents in one entry. The agents: a third of their CPU is the Go
+  releases 4.5 %. Next step: event reports of several agents in one
+  entry (a whole qrls is now one entry per 500 ids, below). The agents: a third of their CPU is the Go
   runtime's sysmon thread, which polls every 20 µs while any goroutine is
   in a system call (fork and exec of the shepherd, file creation) and backs
   off only after a millisecond, so it follows the number and length of the

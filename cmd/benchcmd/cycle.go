@@ -54,7 +54,8 @@ up to 836,815 queued jobs on 50,000 vnodes.
 
 The table above gives the server's RSS growth over 20,000 held jobs
 submitted through the API (64 in flight) on the cluster of the whole
-bench. ` + "`strata bench --figures mem`" + ` measures the same on a fresh cluster
+bench (that server has already taken the other measurements' 12,000
+submissions, so its heap and free lists are not fresh). ` + "`strata bench --figures mem`" + ` measures the same on a fresh cluster
 with one agent and splits it: anonymous memory (the Go heap) against file
 pages (the mapped Raft log), with the server's heap figures, submission rate
 and CPU per job, and samples it again 15 s after the burst, the server idle. ` + "`TestMemoryPerQueuedJob`" + ` (raftstore) measures the state

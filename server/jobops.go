@@ -103,23 +103,13 @@ func (s *Server) holdOrRelease(r *http.Request, id *Identity, hold bool) (any, e
 	if err := decodeBody(r, &req); err != nil {
 		return nil, err
 	}
-	j, cfg, err := s.targetWhole(r, id)
-	if err != nil {
+	snap := s.state()
+	cfg := snap.Config()
+	j, err := checkHoldOrRelease(snap, &cfg, id, r.PathValue("id"), req.Holds, hold)
+	if err != nil || !holdOrReleaseChanges(req.Holds, hold) {
 		return nil, err
 	}
-	if req.Holds == "n" && !hold {
-		return nil, nil // qrls -h n releases nothing
-	}
-	if err := checkHoldTypes(req.Holds, id, cfg); err != nil {
-		return nil, err
-	}
-	now := s.now().Unix()
-	if hold {
-		_, err = s.apply(&raftstore.HoldJob{JobID: j.ID, Holds: req.Holds, Requestor: requestor(id), Now: now})
-	} else {
-		_, err = s.apply(&raftstore.ReleaseJob{JobID: j.ID, Holds: req.Holds, Requestor: requestor(id), Now: now})
-	}
-	return nil, err
+	return nil, s.applyHoldOrRelease([]string{j.ID}, req.Holds, requestor(id), hold)[0]
 }
 
 func (s *Server) handleSignal(w http.ResponseWriter, r *http.Request, id *Identity) (any, error) {

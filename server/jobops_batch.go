@@ -46,8 +46,11 @@ func decodeBatch(r *http.Request, req any, ids func() []string) error {
 		}
 		return err
 	}
-	if n := len(ids()); n == 0 || n > api.MaxBatchIDs {
-		return model.Errorf(model.PBSEInvalidRequest, " (%d job ids, from 1 to %d in one request)", n, api.MaxBatchIDs)
+	// The FSM refuses a batched entry above raftstore.MaxBatchJobs: a
+	// request it would refuse whole is refused here, before any work.
+	limit := min(api.MaxBatchIDs, raftstore.MaxBatchJobs)
+	if n := len(ids()); n == 0 || n > limit {
+		return model.Errorf(model.PBSEInvalidRequest, " (%d job ids, from 1 to %d in one request)", n, limit)
 	}
 	return nil
 }
@@ -65,7 +68,7 @@ func (s *Server) batchHoldOrRelease(r *http.Request, id *Identity, hold bool) (a
 	for i, raw := range req.IDs {
 		var j *model.Job
 		j, errs[i] = checkHoldOrRelease(snap, &cfg, id, raw, req.Holds, hold)
-		if errs[i] == nil && (hold || req.Holds != "n") {
+		if errs[i] == nil && holdOrReleaseChanges(req.Holds, hold) {
 			jobIDs = append(jobIDs, j.ID)
 			slots = append(slots, i)
 		}
@@ -117,8 +120,9 @@ func batchReply(errs []error) api.BatchReply {
 	return reply
 }
 
-// checkHoldOrRelease runs holdOrRelease's checks on one id, in its order,
-// and returns the job. "qrls -h n" passes and releases nothing.
+// checkHoldOrRelease runs the checks of qhold and qrls on one id (the
+// per-job route's and each of a batch's) and returns the job. "qrls -h n"
+// passes: see holdOrReleaseChanges.
 func checkHoldOrRelease(snap *raftstore.StateSnapshot, cfg *model.ServerConfig, id *Identity, raw, holds string, hold bool) (*model.Job, error) {
 	if err := refuseSubjob(raw); err != nil {
 		return nil, err
@@ -127,11 +131,15 @@ func checkHoldOrRelease(snap *raftstore.StateSnapshot, cfg *model.ServerConfig, 
 	if err != nil {
 		return nil, err
 	}
-	if holds == "n" && !hold {
+	if !holdOrReleaseChanges(holds, hold) {
 		return j, nil
 	}
 	return j, checkHoldTypes(holds, id, cfg)
 }
+
+// holdOrReleaseChanges is false for "qrls -h n", which releases nothing
+// (as in OpenPBS) and so commits nothing.
+func holdOrReleaseChanges(holds string, hold bool) bool { return hold || holds != "n" }
 
 // applyHoldOrRelease commits the changes and returns one error per job.
 func (s *Server) applyHoldOrRelease(jobIDs []string, holds, by string, hold bool) []error {
@@ -153,13 +161,14 @@ func (s *Server) applyHoldOrRelease(jobIDs []string, holds, by string, hold bool
 // applyJobs commits n per-job commands and returns one error per job: as
 // the one batched entry at command level LevelBatchOps, one entry per job
 // (single(i)) below it, since a voter of an earlier release would refuse
-// the batched entry.
+// the batched entry. One job is always its own entry, as the per-job
+// routes commit it.
 func (s *Server) applyJobs(n int, single func(int) raftstore.Command, batched raftstore.Command) []error {
 	out := make([]error, n)
 	if n == 0 {
 		return out
 	}
-	if !s.levelAtLeast(raftstore.LevelBatchOps) {
+	if n == 1 || !s.levelAtLeast(raftstore.LevelBatchOps) {
 		for i := range out {
 			_, out[i] = s.apply(single(i))
 		}

@@ -18,21 +18,12 @@ func forEachJob(ctx context.Context, env *Env, cmd string, operands []string, op
 	return forEachJobN(ctx, env, cmd, operands, 1, op)
 }
 
-// parallelOps is how many requests forEachJobParallel keeps in flight:
-// each waits for its own Raft commit, and concurrent ones share an fsync.
+// parallelOps is how many requests a command keeps in flight when it
+// sends one request per id (to a server without the batched routes), and
+// the number of operands from which qhold, qrls and qdel batch them
+// (jobop_batch.go): each request waits for its own Raft commit, and
+// concurrent ones share an fsync.
 const parallelOps = 16
-
-// forEachJobParallel is forEachJob for operations that print nothing and
-// whose jobs are independent (qhold, qrls): with many operands the
-// requests overlap, and the messages still come out in operand order.
-// Releasing 1,000 held jobs one commit at a time took longer than running
-// them.
-func forEachJobParallel(ctx context.Context, env *Env, cmd string, operands []string, op func(s *session, id string) error) int {
-	if len(operands) < parallelOps {
-		return forEachJob(ctx, env, cmd, operands, op)
-	}
-	return forEachJobN(ctx, env, cmd, operands, parallelOps, op)
-}
 
 func forEachJobN(ctx context.Context, env *Env, cmd string, operands []string, workers int, op func(s *session, id string) error) int {
 	s := newSession(env)

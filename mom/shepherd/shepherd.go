@@ -39,7 +39,7 @@ func Run(dir string, goSignal io.Reader) int {
 	// each line names its run. Only what is worth an operator's attention
 	// goes there (kills, failures, hooks' words); the start and the end of
 	// each job are in the agent's log and the job's record.
-	logger := log.New(os.Stderr, "shepherd "+filepath.Base(dir)+": ", log.LstdFlags|log.Lmicroseconds)
+	logger := log.New(logLines{os.Stderr}, "shepherd "+filepath.Base(dir)+": ", log.LstdFlags|log.Lmicroseconds)
 	// Kill requests (SIGTERM from the agent) are caught from the very start:
 	// a delete racing the job's start must end the job, not the shepherd.
 	// A pending request makes the job terminate as soon as it starts.

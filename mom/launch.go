@@ -14,10 +14,32 @@ import (
 	"github.com/strata-hpc/strata/server/api"
 )
 
-// startLocked creates the run's spool record and launches its shepherd.
-// Caller holds a.mu. A failure to launch becomes a failed result, reported
-// like any other, so the server is never left waiting.
-func (a *Agent) startLocked(ctx context.Context, wg *sync.WaitGroup, j *model.Job) {
+// ownersToStart resolves the owners of the runs reconcile is about to
+// start, outside a.mu: a name-service lookup (LDAP, sssd) or a home
+// directory on a hung file server must not hold up every watcher, report
+// and launch behind the agent's lock. Keyed by record key.
+func (a *Agent) ownersToStart(jobs []*api.WorkItem) map[string]*shepherd.Identity {
+	a.mu.Lock()
+	var todo []*model.Job
+	for _, j := range jobs {
+		if j.Substate == model.SubPrerun && a.jobs[recordKey(j.ID, j.RunCount)] == nil {
+			todo = append(todo, j.Job)
+		}
+	}
+	a.mu.Unlock()
+	owners := make(map[string]*shepherd.Identity, len(todo))
+	for _, j := range todo {
+		id := shepherd.LookupIdentity(j.UID, j.GID, j.User)
+		owners[recordKey(j.ID, j.RunCount)] = &id
+	}
+	return owners
+}
+
+// startLocked creates the run's spool record and launches its shepherd
+// as owner (resolved by ownersToStart; nil: looked up here). Caller holds
+// a.mu. A failure to launch becomes a failed result, reported like any
+// other, so the server is never left waiting.
+func (a *Agent) startLocked(ctx context.Context, wg *sync.WaitGroup, j *model.Job, owner *shepherd.Identity) {
 	if !a.hooksReadyLocked(j) {
 		return
 	}
@@ -37,7 +59,7 @@ func (a *Agent) startLocked(ctx context.Context, wg *sync.WaitGroup, j *model.Jo
 	}
 	rec := &record{key: key, job: j, dir: dir}
 	a.jobs[key] = rec
-	if err := a.launch(rec); err != nil {
+	if err := a.launch(rec, owner); err != nil {
 		a.logger.Printf("job %s: %v", j.ID, err)
 		res := failed(model.ExitFail1, "%v", err)
 		if werr := writeJSONAtomic(filepath.Join(dir, fileResult), res, 0o600); werr != nil {
@@ -58,7 +80,7 @@ func (a *Agent) startLocked(ctx context.Context, wg *sync.WaitGroup, j *model.Jo
 // busy host is a large part of a short job's cost: the launch parameters
 // travel inside job.json, and the shepherds share one log
 // (<spool>/shepherd.log) instead of one per job.
-func (a *Agent) launch(rec *record) error {
+func (a *Agent) launch(rec *record, owner *shepherd.Identity) error {
 	lp := launchParams{
 		Host:        a.cfg.Host,
 		Spool:       a.cfg.Spool,
@@ -71,11 +93,14 @@ func (a *Agent) launch(rec *record) error {
 		Transfer:        a.cfg.Transfer,
 	}
 	lp.Transfer.LocalNames = shepherd.LocalNames(a.cfg.Host)
-	// The owner is resolved here, through NSS (this binary has cgo), so
-	// that the static shepherd runs the job as the user with the groups
-	// the host's name services give, LDAP or sssd included.
-	id := shepherd.LookupIdentity(rec.job.UID, rec.job.GID, rec.job.User)
-	lp.Identity = &id
+	// The owner is resolved by the agent, through NSS (this binary has
+	// cgo), so that the static shepherd runs the job as the user with the
+	// groups the host's name services give, LDAP or sssd included.
+	if owner == nil {
+		id := shepherd.LookupIdentity(rec.job.UID, rec.job.GID, rec.job.User)
+		owner = &id
+	}
+	lp.Identity = owner
 	if err := shepherd.WriteSpoolRecord(rec.dir, rec.job, &lp); err != nil {
 		return err
 	}

@@ -61,6 +61,7 @@ func (a *Agent) workLoop(ctx context.Context, registered <-chan struct{}, wg *sy
 // with the local records each time, so a lost or repeated answer does no
 // harm, and a job is started only when no record of its run exists.
 func (a *Agent) reconcile(ctx context.Context, wg *sync.WaitGroup, jobs []*api.WorkItem) {
+	owners := a.ownersToStart(jobs) // launch.go
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	inWork := make(map[string]bool, len(jobs))
@@ -70,7 +71,7 @@ func (a *Agent) reconcile(ctx context.Context, wg *sync.WaitGroup, jobs []*api.W
 		rec := a.jobs[key]
 		switch {
 		case rec == nil && j.Substate == model.SubPrerun:
-			a.startLocked(ctx, wg, j.Job)
+			a.startLocked(ctx, wg, j.Job, owners[key])
 		case rec == nil:
 			// The server believes this run is under way here, but there is
 			// no record of it: it was lost (spool wiped, or the record was

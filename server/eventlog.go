@@ -129,12 +129,14 @@ func (l *eventLog) write(evs []model.LogEvent) error {
 }
 
 // writeState records the last index written. The number is zero-padded to
-// a fixed width, so each write covers the previous one whole and the file
-// never needs truncating (the first write also truncates a shorter record
-// left by an earlier release); openEventLog parses it either way.
+// the width of any uint64, so each write covers the previous record whole,
+// an earlier release's shorter one included, and the file is never
+// truncated (a crash between a truncation and the write would lose the
+// index and repeat every line since the snapshot); openEventLog parses
+// either form.
 func (l *eventLog) writeState(last uint64) error {
 	if l.state == nil {
-		f, err := os.OpenFile(filepath.Join(l.dir, eventLogState), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		f, err := os.OpenFile(filepath.Join(l.dir, eventLogState), os.O_WRONLY|os.O_CREATE, 0o644)
 		if err != nil {
 			return err
 		}
